@@ -1,0 +1,237 @@
+package io.weir.state;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.AbstractMap;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The typed keyed-state API of one task over its {@link StateStore}. The task sets the current key
+ * before each record or timer; every state object reads and writes that key's entries.
+ *
+ * <p>Key layout in the store: state entries are {@code 0x01, name length, name, key length (4),
+ * key, user key}; timers are {@code 0x02, domain, timestamp (8, sign-flipped so unsigned order is
+ * time order), key}. The layout is the same for every backend, so snapshots of one can be compared
+ * with another's.
+ *
+ * <p>Threading: the task thread only.
+ */
+public final class KeyedState {
+    private static final byte STATE = 0x01;
+    private static final byte TIMER = 0x02;
+
+    private final StateStore store;
+    private byte[] currentKey = new byte[0];
+
+    public KeyedState(StateStore store) {
+        this.store = store;
+    }
+
+    public StateStore store() {
+        return store;
+    }
+
+    public void setCurrentKey(byte[] key) {
+        currentKey = key == null ? new byte[0] : key;
+    }
+
+    public byte[] currentKey() {
+        return currentKey;
+    }
+
+    public <T> ValueState<T> valueState(String name, Serde<T> serde) {
+        byte[] ns = namespace(name);
+        return new ValueState<>() {
+            @Override
+            public T value() {
+                byte[] v = store.get(prefix(ns));
+                return v == null ? null : serde.deserialize(v);
+            }
+
+            @Override
+            public void update(T value) {
+                if (value == null) {
+                    clear();
+                } else {
+                    store.put(prefix(ns), serde.serialize(value));
+                }
+            }
+
+            @Override
+            public void clear() {
+                store.delete(prefix(ns));
+            }
+        };
+    }
+
+    public <K, V> MapState<K, V> mapState(String name, Serde<K> keys, Serde<V> values) {
+        byte[] ns = namespace(name);
+        return new MapState<>() {
+            @Override
+            public V get(K key) {
+                byte[] v = store.get(concat(prefix(ns), keys.serialize(key)));
+                return v == null ? null : values.deserialize(v);
+            }
+
+            @Override
+            public void put(K key, V value) {
+                store.put(concat(prefix(ns), keys.serialize(key)), values.serialize(value));
+            }
+
+            @Override
+            public void remove(K key) {
+                store.delete(concat(prefix(ns), keys.serialize(key)));
+            }
+
+            @Override
+            public boolean contains(K key) {
+                return store.get(concat(prefix(ns), keys.serialize(key))) != null;
+            }
+
+            @Override
+            public List<Map.Entry<K, V>> entries() {
+                byte[] p = prefix(ns);
+                List<Map.Entry<K, V>> out = new ArrayList<>();
+                for (Iterator<Map.Entry<byte[], byte[]>> it = store.scan(p); it.hasNext(); ) {
+                    Map.Entry<byte[], byte[]> e = it.next();
+                    K k = keys.deserialize(Arrays.copyOfRange(e.getKey(), p.length, e.getKey().length));
+                    out.add(new AbstractMap.SimpleImmutableEntry<>(k, values.deserialize(e.getValue())));
+                }
+                return out;
+            }
+
+            @Override
+            public void clear() {
+                for (Map.Entry<K, V> e : entries()) {
+                    remove(e.getKey());
+                }
+            }
+        };
+    }
+
+    public <T> ListState<T> listState(String name, Serde<T> serde) {
+        byte[] ns = namespace(name);
+        return new ListState<>() {
+            @Override
+            public List<T> get() {
+                byte[] v = store.get(prefix(ns));
+                List<T> out = new ArrayList<>();
+                if (v != null) {
+                    ByteBuffer buf = ByteBuffer.wrap(v);
+                    while (buf.hasRemaining()) {
+                        byte[] item = new byte[buf.getInt()];
+                        buf.get(item);
+                        out.add(serde.deserialize(item));
+                    }
+                }
+                return out;
+            }
+
+            @Override
+            public void add(T value) {
+                byte[] old = store.get(prefix(ns));
+                byte[] item = serde.serialize(value);
+                int oldLength = old == null ? 0 : old.length;
+                ByteBuffer buf = ByteBuffer.allocate(oldLength + 4 + item.length);
+                if (old != null) {
+                    buf.put(old);
+                }
+                store.put(prefix(ns), buf.putInt(item.length).put(item).array());
+            }
+
+            @Override
+            public void update(List<T> items) {
+                clear();
+                for (T item : items) {
+                    add(item);
+                }
+            }
+
+            @Override
+            public void clear() {
+                store.delete(prefix(ns));
+            }
+        };
+    }
+
+    public Timers timers() {
+        return new Timers() {
+            @Override
+            public void registerEventTime(long timestamp) {
+                store.put(timerKey(TimerDomain.EVENT_TIME, timestamp, currentKey), new byte[0]);
+            }
+
+            @Override
+            public void deleteEventTime(long timestamp) {
+                store.delete(timerKey(TimerDomain.EVENT_TIME, timestamp, currentKey));
+            }
+
+            @Override
+            public void registerProcessingTime(long timestamp) {
+                store.put(timerKey(TimerDomain.PROCESSING_TIME, timestamp, currentKey), new byte[0]);
+            }
+
+            @Override
+            public void deleteProcessingTime(long timestamp) {
+                store.delete(timerKey(TimerDomain.PROCESSING_TIME, timestamp, currentKey));
+            }
+        };
+    }
+
+    /**
+     * Removes and returns the timers of {@code domain} at or before {@code upTo}, earliest first.
+     * The caller fires them; a timer registered while firing for a time already passed is returned
+     * by the next call.
+     */
+    public List<Timer> takeDueTimers(TimerDomain domain, long upTo) {
+        byte[] p = {TIMER, (byte) domain.ordinal()};
+        List<Timer> due = new ArrayList<>();
+        for (Iterator<Map.Entry<byte[], byte[]>> it = store.scan(p); it.hasNext(); ) {
+            byte[] k = it.next().getKey();
+            long ts = ByteBuffer.wrap(k, 2, 8).getLong() ^ Long.MIN_VALUE;
+            if (ts > upTo) {
+                break;
+            }
+            due.add(new Timer(Arrays.copyOfRange(k, 10, k.length), ts, domain));
+        }
+        for (Timer t : due) {
+            store.delete(timerKey(domain, t.timestamp(), t.key()));
+        }
+        return due;
+    }
+
+    private static byte[] timerKey(TimerDomain domain, long timestamp, byte[] key) {
+        return ByteBuffer.allocate(10 + key.length)
+                .put(TIMER)
+                .put((byte) domain.ordinal())
+                .putLong(timestamp ^ Long.MIN_VALUE)
+                .put(key)
+                .array();
+    }
+
+    private static byte[] namespace(String name) {
+        byte[] n = name.getBytes(StandardCharsets.UTF_8);
+        if (n.length == 0 || n.length > 255) {
+            throw new IllegalArgumentException("state name must be 1..255 bytes, was '" + name + "'");
+        }
+        return ByteBuffer.allocate(2 + n.length).put(STATE).put((byte) n.length).put(n).array();
+    }
+
+    private byte[] prefix(byte[] namespace) {
+        return ByteBuffer.allocate(namespace.length + 4 + currentKey.length)
+                .put(namespace)
+                .putInt(currentKey.length)
+                .put(currentKey)
+                .array();
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+}

@@ -1,0 +1,7 @@
+package io.weir.state;
+
+/** Which clock a timer follows. */
+public enum TimerDomain {
+    EVENT_TIME,
+    PROCESSING_TIME
+}
