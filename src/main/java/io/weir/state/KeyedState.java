@@ -15,7 +15,7 @@ import java.util.Map;
  *
  * <p>Key layout in the store: state entries are {@code 0x01, name length, name, key length (4),
  * key, user key}; timers are {@code 0x02, domain, timestamp (8, sign-flipped so unsigned order is
- * time order), key}. The layout is the same for every backend, so snapshots of one can be compared
+ * time order), owner length, owner, key}. The layout is the same for every backend, so snapshots of one can be compared
  * with another's.
  *
  * <p>Threading: the task thread only.
@@ -158,26 +158,28 @@ public final class KeyedState {
         };
     }
 
-    public Timers timers() {
+    /** The timers of one owner (an operator of the chain), so a fired timer reaches its owner only. */
+    public Timers timers(String owner) {
+        byte[] o = ownerBytes(owner);
         return new Timers() {
             @Override
             public void registerEventTime(long timestamp) {
-                store.put(timerKey(TimerDomain.EVENT_TIME, timestamp, currentKey), new byte[0]);
+                store.put(timerKey(TimerDomain.EVENT_TIME, timestamp, o, currentKey), new byte[0]);
             }
 
             @Override
             public void deleteEventTime(long timestamp) {
-                store.delete(timerKey(TimerDomain.EVENT_TIME, timestamp, currentKey));
+                store.delete(timerKey(TimerDomain.EVENT_TIME, timestamp, o, currentKey));
             }
 
             @Override
             public void registerProcessingTime(long timestamp) {
-                store.put(timerKey(TimerDomain.PROCESSING_TIME, timestamp, currentKey), new byte[0]);
+                store.put(timerKey(TimerDomain.PROCESSING_TIME, timestamp, o, currentKey), new byte[0]);
             }
 
             @Override
             public void deleteProcessingTime(long timestamp) {
-                store.delete(timerKey(TimerDomain.PROCESSING_TIME, timestamp, currentKey));
+                store.delete(timerKey(TimerDomain.PROCESSING_TIME, timestamp, o, currentKey));
             }
         };
     }
@@ -196,21 +198,33 @@ public final class KeyedState {
             if (ts > upTo) {
                 break;
             }
-            due.add(new Timer(Arrays.copyOfRange(k, 10, k.length), ts, domain));
+            int ownerLength = k[10] & 0xFF;
+            String owner = new String(k, 11, ownerLength, StandardCharsets.UTF_8);
+            due.add(new Timer(owner, Arrays.copyOfRange(k, 11 + ownerLength, k.length), ts, domain));
         }
         for (Timer t : due) {
-            store.delete(timerKey(domain, t.timestamp(), t.key()));
+            store.delete(timerKey(domain, t.timestamp(), ownerBytes(t.owner()), t.key()));
         }
         return due;
     }
 
-    private static byte[] timerKey(TimerDomain domain, long timestamp, byte[] key) {
-        return ByteBuffer.allocate(10 + key.length)
+    private static byte[] timerKey(TimerDomain domain, long timestamp, byte[] owner, byte[] key) {
+        return ByteBuffer.allocate(11 + owner.length + key.length)
                 .put(TIMER)
                 .put((byte) domain.ordinal())
                 .putLong(timestamp ^ Long.MIN_VALUE)
+                .put((byte) owner.length)
+                .put(owner)
                 .put(key)
                 .array();
+    }
+
+    private static byte[] ownerBytes(String owner) {
+        byte[] o = owner.getBytes(StandardCharsets.UTF_8);
+        if (o.length > 255) {
+            throw new IllegalArgumentException("timer owner must be at most 255 bytes, was '" + owner + "'");
+        }
+        return o;
     }
 
     private static byte[] namespace(String name) {

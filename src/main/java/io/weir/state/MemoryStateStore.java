@@ -40,6 +40,8 @@ public final class MemoryStateStore implements StateStore {
     private static final byte[] TOMBSTONE = new byte[0];
 
     private final String task;
+    /** Makes file names unique per store instance, so a retried checkpoint id never reuses a name. */
+    private final String nonce = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() >>> 16);
     private TreeMap<Bytes, byte[]> active = new TreeMap<>();
     /** Oldest first. Frozen layers are never modified again. */
     private List<NavigableMap<Bytes, byte[]>> frozen = new ArrayList<>();
@@ -122,7 +124,7 @@ public final class MemoryStateStore implements StateStore {
                 throw new CancellationException("snapshot " + checkpointId + " of " + task + " cancelled");
             }
             byte[] content = serialise(merged);
-            String name = task + "/memory-" + checkpointId + ".bin";
+            String name = task + "/memory-" + checkpointId + "-" + nonce + ".bin";
             return new StateHandle(BACKEND, List.of(snapshots.write(name, content)));
         };
     }

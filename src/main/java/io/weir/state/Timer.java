@@ -1,4 +1,4 @@
 package io.weir.state;
 
-/** A due timer: the key it belongs to, its time and its domain. */
-public record Timer(byte[] key, long timestamp, TimerDomain domain) {}
+/** A due timer: its owner (an operator of the chain), the key, its time and its domain. */
+public record Timer(String owner, byte[] key, long timestamp, TimerDomain domain) {}

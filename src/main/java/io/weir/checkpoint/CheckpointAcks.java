@@ -1,0 +1,9 @@
+package io.weir.checkpoint;
+
+import io.weir.state.SnapshotPart;
+
+/** How a task reports its part of a checkpoint to the coordinator. */
+public interface CheckpointAcks {
+    /** The task took the synchronous part of its snapshot for checkpoint n and forwarded the barrier. */
+    void acknowledge(String task, long checkpointId, SnapshotPart asyncPart);
+}

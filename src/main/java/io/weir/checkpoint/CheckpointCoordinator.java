@@ -1,0 +1,265 @@
+package io.weir.checkpoint;
+
+import io.weir.element.InputPartition;
+import io.weir.state.SnapshotPart;
+import io.weir.state.SnapshotStore;
+import io.weir.state.StateHandle;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Triggers checkpoints, collects the tasks' acknowledgements and asynchronous parts, and commits
+ * completed checkpoints strictly in id order.
+ *
+ * <p>A checkpoint n is triggered when fewer than {@code max-concurrent} are in flight, at least
+ * {@code min-pause} passed since the last completion and a producer is free for epoch n+1; epoch
+ * n+1 is opened before barrier n is injected because a task switches to it the moment it passes
+ * the barrier. n is ready when the source loop reported its positions Sn, every task acknowledged
+ * it and every asynchronous part finished; it commits once it is ready and every older one
+ * committed. Any failure — a timeout, an upload error, a commit error — ends this coordinator and
+ * tells the owner to fail over; nothing is retried here, so exactly-once never rests on a guess.
+ *
+ * <p>Threading: one event loop. Every public method posts to {@code loop}; all fields are touched
+ * by the loop thread only. Uploads run on {@code uploads}, commits on {@code committer} (one
+ * thread, so commits also execute in submission order).
+ */
+public final class CheckpointCoordinator {
+    private static final Logger LOG = LoggerFactory.getLogger(CheckpointCoordinator.class);
+
+    /** Everything a coordinator needs; one per execution. */
+    public record Setup(
+            CheckpointSettings settings,
+            Map<String, List<InputPartition>> taskInputs,
+            long lastCompletedId,
+            CheckpointIo io,
+            SnapshotStore snapshots,
+            ScheduledExecutorService loop,
+            ExecutorService uploads,
+            ExecutorService committer,
+            LongSupplier clock,
+            CheckpointListener listener) {
+        public Setup {
+            taskInputs = Map.copyOf(taskInputs);
+        }
+    }
+
+    private final Setup s;
+    private final TreeMap<Long, Pending> pending = new TreeMap<>();
+    private long nextId;
+    private long lastCompletion = Long.MIN_VALUE / 2;
+    private boolean stopped;
+    private ScheduledFuture<?> ticker;
+    private Future<?> commitInFlight;
+
+    private static final class Pending {
+        final long id;
+        final long started;
+        final Map<String, StateHandle> handles = new HashMap<>();
+        final Map<String, Future<?>> uploads = new HashMap<>();
+        Map<InputPartition, Long> positions;
+        Object fencingToken;
+        boolean committing;
+        ScheduledFuture<?> timeout;
+
+        Pending(long id, long started) {
+            this.id = id;
+            this.started = started;
+        }
+    }
+
+    public CheckpointCoordinator(Setup setup) {
+        this.s = setup;
+        this.nextId = setup.lastCompletedId() + 1;
+    }
+
+    /** Opens the first epoch and starts the periodic trigger. */
+    public void start() {
+        s.io().openEpoch(nextId);
+        long every = s.settings().interval().toMillis();
+        ticker = s.loop().scheduleAtFixedRate(this::tryTrigger, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /** Triggers a checkpoint now if the rules allow it; for tests and shutdown. */
+    public void triggerNow() {
+        s.loop().execute(this::tryTrigger);
+    }
+
+    public void injected(long id, Map<InputPartition, Long> positions, Object fencingToken) {
+        s.loop().execute(() -> {
+            Pending p = pending.get(id);
+            if (p != null) {
+                p.positions = Map.copyOf(positions);
+                p.fencingToken = fencingToken;
+                commitIfReady();
+            }
+        });
+    }
+
+    /** The source loop saw no input since the last barrier: nothing to checkpoint, reuse the id. */
+    public void skipped(long id) {
+        s.loop().execute(() -> {
+            Pending p = pending.remove(id);
+            if (p != null && !stopped) {
+                p.timeout.cancel(false);
+                nextId = id;
+            }
+        });
+    }
+
+    public CheckpointAcks acks() {
+        return (task, id, part) -> s.loop().execute(() -> acknowledged(task, id, part));
+    }
+
+    /**
+     * Stops triggering, cancels uploads and returns the commit in flight (or null), which the owner
+     * waits for before it touches the producers.
+     */
+    public Future<Future<?>> stop() {
+        return s.loop().submit(() -> {
+            stopped = true;
+            if (ticker != null) {
+                ticker.cancel(false);
+            }
+            for (Pending p : pending.values()) {
+                cancel(p);
+            }
+            return commitInFlight;
+        });
+    }
+
+    private void tryTrigger() {
+        long now = s.clock().getAsLong();
+        if (stopped
+                || s.taskInputs().isEmpty()
+                || pending.size() >= s.settings().maxConcurrent()
+                || now - lastCompletion < s.settings().minPause().toMillis()
+                || !s.io().canOpenEpoch()) {
+            return;
+        }
+        long id = nextId++;
+        Pending p = new Pending(id, now);
+        pending.put(id, p);
+        p.timeout = s.loop().schedule(() -> expire(id), s.settings().timeout().toMillis(), TimeUnit.MILLISECONDS);
+        s.io().openEpoch(id + 1);
+        s.io().injectBarrier(id);
+    }
+
+    private void acknowledged(String task, long id, SnapshotPart part) {
+        Pending p = pending.get(id);
+        if (p == null || stopped) {
+            return;
+        }
+        p.uploads.put(task, s.uploads().submit(() -> {
+            try {
+                StateHandle handle = part.write(s.snapshots(), () -> Thread.currentThread().isInterrupted());
+                s.loop().execute(() -> uploaded(id, task, handle));
+            } catch (CancellationException e) {
+                // the checkpoint was aborted; its owner already knows
+            } catch (Exception | Error e) {
+                s.loop().execute(() -> fail(id, FailureReason.SNAPSHOT_FAILED,
+                        new IllegalStateException("snapshot of " + task + " for checkpoint " + id + " failed", e)));
+            }
+        }));
+    }
+
+    private void uploaded(long id, String task, StateHandle handle) {
+        Pending p = pending.get(id);
+        if (p != null && !stopped) {
+            p.handles.put(task, handle);
+            commitIfReady();
+        }
+    }
+
+    private void commitIfReady() {
+        if (stopped || pending.isEmpty() || commitInFlight != null) {
+            return;
+        }
+        Pending p = pending.firstEntry().getValue();
+        if (p.committing || p.positions == null || p.handles.size() < s.taskInputs().size()) {
+            return;
+        }
+        p.committing = true;
+        long now = s.clock().getAsLong();
+        List<TaskCheckpoint> tasks = new ArrayList<>();
+        for (Map.Entry<String, List<InputPartition>> t : s.taskInputs().entrySet()) {
+            Map<InputPartition, Long> positions = new HashMap<>();
+            for (InputPartition ip : t.getValue()) {
+                Long offset = p.positions.get(ip);
+                if (offset == null) {
+                    fail(p.id, FailureReason.COMMIT_FAILED,
+                            new IllegalStateException("checkpoint " + p.id + " has no position for " + ip));
+                    return;
+                }
+                positions.put(ip, offset);
+            }
+            tasks.add(new TaskCheckpoint(t.getKey(), p.id, now, positions, p.handles.get(t.getKey())));
+        }
+        commitInFlight = s.committer().submit(() -> {
+            try {
+                s.io().commit(p.id, tasks, p.positions, p.fencingToken);
+                s.loop().execute(() -> committed(p, tasks));
+            } catch (Exception | Error e) {
+                s.loop().execute(() -> {
+                    commitInFlight = null;
+                    fail(p.id, FailureReason.COMMIT_FAILED,
+                            new IllegalStateException("commit of checkpoint " + p.id + " failed", e));
+                });
+            }
+        });
+    }
+
+    private void committed(Pending p, List<TaskCheckpoint> tasks) {
+        commitInFlight = null;
+        pending.remove(p.id);
+        p.timeout.cancel(false);
+        long now = s.clock().getAsLong();
+        lastCompletion = now;
+        LOG.debug("checkpoint {} completed in {} ms ({} tasks)", p.id, now - p.started, tasks.size());
+        s.listener().completed(p.id, tasks, now - p.started);
+        commitIfReady();
+    }
+
+    private void expire(long id) {
+        Pending p = pending.get(id);
+        if (p != null && !stopped) {
+            fail(id, FailureReason.TIMEOUT, new IllegalStateException("checkpoint " + id + " did not complete within "
+                    + s.settings().timeout() + " (acknowledged by " + p.uploads.size() + " of "
+                    + s.taskInputs().size() + " tasks, " + p.handles.size() + " snapshots written, positions "
+                    + (p.positions == null ? "missing" : "known") + ")"));
+        }
+    }
+
+    private void fail(long id, FailureReason reason, Throwable cause) {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        ticker.cancel(false);
+        for (Pending p : pending.values()) {
+            cancel(p);
+        }
+        LOG.warn("checkpoint {} failed ({}): {}", id, reason, cause.toString());
+        s.listener().failed(id, reason, cause);
+    }
+
+    private static void cancel(Pending p) {
+        if (p.timeout != null) {
+            p.timeout.cancel(false);
+        }
+        for (Future<?> upload : p.uploads.values()) {
+            upload.cancel(true);
+        }
+    }
+}

@@ -1,0 +1,24 @@
+package io.weir.checkpoint;
+
+import io.weir.element.Header;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The output of one epoch: everything sent here becomes visible together when its checkpoint
+ * completes (exactly-once: transaction Tn), or at once (at-least-once).
+ *
+ * <p>Threading: used concurrently by the worker threads of every task; the failure callback runs
+ * on a client I/O thread and must only hand the error to its owner.
+ */
+public interface EpochOutput {
+    long epoch();
+
+    void send(String topic, byte[] key, byte[] value, List<Header> headers, Consumer<Exception> onFailure);
+
+    /**
+     * Blocks until every record sent so far is acknowledged by the broker. A task calls it at
+     * barrier n so that none of its epoch n+1 records can land before its epoch n records.
+     */
+    void flush();
+}

@@ -1,0 +1,13 @@
+package io.weir.dataflow;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Records in, out and dead-lettered, summed over the tasks of an instance. The metrics binders and
+ * the dev console read them; the tasks only add.
+ */
+public final class Counters {
+    public final LongAdder recordsIn = new LongAdder();
+    public final LongAdder recordsOut = new LongAdder();
+    public final LongAdder deadLetters = new LongAdder();
+}

@@ -1,0 +1,304 @@
+package io.weir.dataflow;
+
+import io.weir.checkpoint.BarrierDecision;
+import io.weir.checkpoint.BarrierHandler;
+import io.weir.checkpoint.EpochOutput;
+import io.weir.element.Barrier;
+import io.weir.element.Element;
+import io.weir.element.Header;
+import io.weir.element.Record;
+import io.weir.element.Watermark;
+import io.weir.state.KeyedState;
+import io.weir.state.SnapshotPart;
+import io.weir.state.Timer;
+import io.weir.state.TimerDomain;
+import io.weir.state.Timers;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Stage × partition: reads its channels, runs its operator chain over keyed state, writes to the
+ * output of its current epoch, and takes its part of every checkpoint at the barrier.
+ *
+ * <p>The next element is taken from the unblocked channel whose head has the lowest timestamp, so
+ * multi-input operators see their inputs in time order. A bad record goes to the dead-letter topic
+ * in the same epoch as the outputs, so it is written exactly once too.
+ *
+ * <p>Threading: owned by one worker thread; only the producer's send callback touches
+ * {@link #sendFailure}, to hand an error to the owner.
+ */
+public final class Task {
+    private static final Logger LOG = LoggerFactory.getLogger(Task.class);
+    private static final long PROCESSING_TIMER_PERIOD_MS = 10;
+
+    private final Stage stage;
+    private final String name;
+    private final Channel[] channels;
+    private final BarrierHandler barriers;
+    private final KeyedState state;
+    private final TaskEnvironment env;
+    private final Operator[] operators;
+    private final Collector[] downstream;
+    private final long[] channelWatermarks;
+    private final AtomicReference<Exception> sendFailure = new AtomicReference<>();
+    private final java.util.function.Consumer<Exception> onSendFailure = e -> sendFailure.compareAndSet(null, e);
+    private EpochOutput output;
+    private long watermark = Long.MIN_VALUE;
+    private long nextProcessingTimerCheck;
+
+    /**
+     * @param firstEpoch the epoch this task writes to first: the id of the next checkpoint its
+     *     coordinator triggers; barriers with lower ids are stale
+     */
+    public Task(Stage stage, int partition, List<Channel> channels, KeyedState state, TaskEnvironment env,
+            long firstEpoch) {
+        this.stage = stage;
+        this.name = stage.taskName(partition);
+        this.channels = channels.toArray(Channel[]::new);
+        this.barriers = new BarrierHandler(channels.size(), env.align()).startingAfter(firstEpoch - 1);
+        this.state = state;
+        this.env = env;
+        this.output = env.outputs().output(firstEpoch);
+        this.channelWatermarks = new long[channels.size()];
+        Arrays.fill(channelWatermarks, Long.MIN_VALUE);
+        this.operators = stage.operators().stream().map(s -> s.get()).toArray(Operator[]::new);
+        this.downstream = new Collector[operators.length];
+        Collector sink = this::sink;
+        for (int i = operators.length - 1; i >= 0; i--) {
+            Collector next = sink;
+            if (i + 1 < operators.length) {
+                Operator op = operators[i + 1];
+                Collector after = downstream[i + 1];
+                next = e -> invoke(op, e, after);
+            }
+            downstream[i] = next;
+        }
+        for (int i = 0; i < operators.length; i++) {
+            operators[i].open(context(ownerOf(i)));
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public KeyedState state() {
+        return state;
+    }
+
+    /** The epoch whose output this task writes now: the checkpoint its next barrier completes. */
+    public long epoch() {
+        return output.epoch();
+    }
+
+    /**
+     * Processes up to {@code budget} elements; returns how many. Throws what the chain threw or a
+     * send failed with: the worker turns that into a failover.
+     */
+    public int run(int budget) throws Exception {
+        throwSendFailure();
+        int done = 0;
+        while (done < budget) {
+            Channel channel = nextChannel();
+            if (channel == null) {
+                break;
+            }
+            Element element = channel.poll();
+            if (element instanceof Record r) {
+                process(channel, r);
+            } else if (element instanceof Barrier b) {
+                handle(barriers.onBarrier(channel.index(), b.checkpointId()));
+            } else if (element instanceof Watermark w) {
+                onWatermark(channel.index(), w.timestamp());
+            }
+            done++;
+        }
+        fireProcessingTimers();
+        return done;
+    }
+
+    private Channel nextChannel() {
+        if (channels.length == 1) {
+            Channel only = channels[0];
+            return only.isEmpty() || barriers.isBlocked(0) ? null : only;
+        }
+        Channel best = null;
+        long bestTime = Long.MAX_VALUE;
+        for (Channel c : channels) {
+            if (barriers.isBlocked(c.index())) {
+                continue;
+            }
+            Element head = c.peek();
+            if (head == null) {
+                continue;
+            }
+            // Barriers and watermarks go first: they carry no data and may unblock others.
+            long t = head instanceof Record r ? r.timestamp() : Long.MIN_VALUE;
+            if (best == null || t < bestTime) {
+                best = c;
+                bestTime = t;
+            }
+        }
+        return best;
+    }
+
+    private void process(Channel channel, Record record) {
+        env.counters().recordsIn.increment();
+        state.setCurrentKey(record.key());
+        try {
+            Object value = stage.sourceCodec().decode(record.value());
+            Event event = new Event(record.key(), value, record.timestamp());
+            if (operators.length == 0) {
+                sink(event);
+            } else {
+                invoke(operators[0], event, downstream[0]);
+            }
+        } catch (BadRecordException e) {
+            deadLetter(channel, record, e);
+        }
+    }
+
+    private void invoke(Operator op, Event event, Collector out) {
+        try {
+            op.process(event, out);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new OperatorFailure(name, e);
+        }
+    }
+
+    private void sink(Event event) {
+        byte[] value = stage.sinkCodec().encode(event.value());
+        output.send(stage.sinkTopic(), event.key(), value, List.of(), onSendFailure);
+        env.counters().recordsOut.increment();
+    }
+
+    private void deadLetter(Channel channel, Record record, BadRecordException e) {
+        List<Header> headers = new ArrayList<>(record.headers());
+        headers.add(header("weir.error", e.getMessage()));
+        headers.add(header("weir.stage", stage.name()));
+        headers.add(header("weir.task", name));
+        headers.add(header("weir.source", channel.name()));
+        int dash = channel.name().lastIndexOf('-');
+        headers.add(header("weir.topic", channel.name().substring(0, dash)));
+        headers.add(header("weir.partition", channel.name().substring(dash + 1)));
+        headers.add(header("weir.offset", Long.toString(record.offset())));
+        output.send(stage.deadLetterTopic(), record.key(), record.value(), headers, onSendFailure);
+        env.counters().deadLetters.increment();
+        LOG.debug("{}: record at {}@{} sent to {}: {}", name, channel, record.offset(), stage.deadLetterTopic(),
+                e.getMessage());
+    }
+
+    private static Header header(String key, String value) {
+        return new Header(key, String.valueOf(value).getBytes(StandardCharsets.UTF_8));
+    }
+
+    private void handle(BarrierDecision decision) throws Exception {
+        if (decision instanceof BarrierDecision.Snapshot s) {
+            snapshot(s.checkpointId());
+        } else if (decision instanceof BarrierDecision.Overtaken o) {
+            LOG.warn("{}: checkpoint {} overtaken by a newer barrier before it aligned", name, o.abortedId());
+            handle(o.then());
+        }
+        // Block, Track and Stale need nothing more here: a blocked channel is skipped by nextChannel.
+    }
+
+    /**
+     * Checkpoint n at this task: capture state (synchronous part), make sure every record of epoch
+     * n is acknowledged before the first record of epoch n+1 is sent (else two producers could
+     * reorder a key's updates), switch to epoch n+1's output and hand the asynchronous part to the
+     * coordinator.
+     */
+    private void snapshot(long checkpointId) throws Exception {
+        SnapshotPart part = state.store().snapshot(checkpointId);
+        output.flush();
+        throwSendFailure();
+        output = env.outputs().output(checkpointId + 1);
+        env.acks().acknowledge(name, checkpointId, part);
+    }
+
+    private void onWatermark(int channel, long timestamp) throws Exception {
+        channelWatermarks[channel] = Math.max(channelWatermarks[channel], timestamp);
+        long min = Long.MAX_VALUE;
+        for (long w : channelWatermarks) {
+            min = Math.min(min, w);
+        }
+        if (min <= watermark) {
+            return;
+        }
+        watermark = min;
+        fireTimers(TimerDomain.EVENT_TIME, watermark);
+        for (int i = 0; i < operators.length; i++) {
+            operators[i].onWatermark(watermark, downstream[i]);
+        }
+    }
+
+    private void fireProcessingTimers() throws Exception {
+        long now = env.clock().getAsLong();
+        if (now >= nextProcessingTimerCheck) {
+            nextProcessingTimerCheck = now + PROCESSING_TIMER_PERIOD_MS;
+            fireTimers(TimerDomain.PROCESSING_TIME, now);
+        }
+    }
+
+    private void fireTimers(TimerDomain domain, long upTo) throws Exception {
+        List<Timer> due = state.takeDueTimers(domain, upTo);
+        while (!due.isEmpty()) {
+            for (Timer timer : due) {
+                int owner = Integer.parseInt(timer.owner());
+                state.setCurrentKey(timer.key());
+                operators[owner].onTimer(timer, downstream[owner]);
+            }
+            due = state.takeDueTimers(domain, upTo);
+        }
+    }
+
+    private void throwSendFailure() throws Exception {
+        Exception e = sendFailure.get();
+        if (e != null) {
+            throw new OperatorFailure(name + ": sending output failed", e);
+        }
+    }
+
+    private static String ownerOf(int operatorIndex) {
+        return Integer.toString(operatorIndex);
+    }
+
+    private OperatorContext context(String owner) {
+        Timers timers = state.timers(owner);
+        return new OperatorContext() {
+            @Override
+            public KeyedState state() {
+                return state;
+            }
+
+            @Override
+            public Timers timers() {
+                return timers;
+            }
+
+            @Override
+            public String taskName() {
+                return name;
+            }
+
+            @Override
+            public long currentProcessingTime() {
+                return env.clock().getAsLong();
+            }
+        };
+    }
+
+    /** A failure of an operator or of the task's output: ends the execution and fails over. */
+    public static final class OperatorFailure extends RuntimeException {
+        OperatorFailure(String task, Throwable cause) {
+            super(task + ": " + cause, cause);
+        }
+    }
+}

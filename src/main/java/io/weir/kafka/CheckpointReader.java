@@ -1,0 +1,75 @@
+package io.weir.kafka;
+
+import io.weir.checkpoint.TaskCheckpoint;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Reads the latest committed checkpoint of tasks from {@code <app>-checkpoints}: the compacted
+ * topic read read_committed from the beginning to its end, the last record of a key winning.
+ */
+public final class CheckpointReader {
+    private final KafkaClients clients;
+    private final String topic;
+
+    public CheckpointReader(KafkaClients clients, String topic) {
+        this.clients = clients;
+        this.topic = topic;
+    }
+
+    /** The latest checkpoint of each of {@code tasks} (all tasks when null) that has one. */
+    public Map<String, TaskCheckpoint> latest(Set<String> tasks, Duration timeout) throws IOException {
+        Map<String, TaskCheckpoint> latest = new HashMap<>();
+        try (KafkaConsumer<byte[], byte[]> consumer = clients.reader(topic + "-reader", true)) {
+            List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
+            if (infos == null || infos.isEmpty()) {
+                throw new IOException("checkpoint topic " + topic + " does not exist");
+            }
+            List<TopicPartition> parts =
+                    infos.stream().map(i -> new TopicPartition(topic, i.partition())).collect(Collectors.toList());
+            consumer.assign(parts);
+            consumer.seekToBeginning(parts);
+            Map<TopicPartition, Long> end = consumer.endOffsets(parts, timeout);
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (!reachedEnd(consumer, end)) {
+                if (System.nanoTime() > deadline) {
+                    throw new IOException("reading " + topic + " to its end took longer than " + timeout);
+                }
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    if (r.key() == null) {
+                        continue;
+                    }
+                    String task = new String(r.key(), StandardCharsets.UTF_8);
+                    if (tasks != null && !tasks.contains(task)) {
+                        continue;
+                    }
+                    if (r.value() == null) {
+                        latest.remove(task);
+                    } else {
+                        latest.put(task, CheckpointRecords.decode(r.value()));
+                    }
+                }
+            }
+        }
+        return latest;
+    }
+
+    private static boolean reachedEnd(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> end) {
+        for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
+            if (consumer.position(e.getKey()) < e.getValue()) {
+                return false;
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,110 @@
+package io.weir.kafka;
+
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.RangeAssignor;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Creates every Kafka client Weir uses, from the user's properties plus the settings Weir's
+ * guarantees depend on (which the user cannot override: isolation level, auto-commit,
+ * idempotence, the assignor that keeps co-partitioned partitions together).
+ */
+public final class KafkaClients {
+    private final String bootstrap;
+    private final Map<String, String> common;
+    private final Map<String, String> consumer;
+    private final Map<String, String> producer;
+    private final Map<String, String> admin;
+
+    public KafkaClients(String bootstrap, Map<String, String> common, Map<String, String> consumer,
+            Map<String, String> producer, Map<String, String> admin) {
+        this.bootstrap = bootstrap;
+        this.common = Map.copyOf(common);
+        this.consumer = Map.copyOf(consumer);
+        this.producer = Map.copyOf(producer);
+        this.admin = Map.copyOf(admin);
+    }
+
+    public static KafkaClients of(String bootstrap) {
+        return new KafkaClients(bootstrap, Map.of(), Map.of(), Map.of(), Map.of());
+    }
+
+    public String bootstrap() {
+        return bootstrap;
+    }
+
+    /** The source consumer: a group member with static membership, reading committed data only. */
+    public KafkaConsumer<byte[], byte[]> sourceConsumer(String groupId, String instanceId, String clientId) {
+        Map<String, Object> p = base(consumer);
+        p.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
+        p.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "30000");
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instanceId);
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+        // Range assignment gives partition p of every input topic to the same member: co-partitioning.
+        p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RangeAssignor.class.getName());
+        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    /** A consumer outside any group, for reading internal topics by assignment. */
+    public KafkaConsumer<byte[], byte[]> reader(String clientId, boolean readCommitted) {
+        Map<String, Object> p = base(consumer);
+        p.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        p.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, readCommitted ? "read_committed" : "read_uncommitted");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(4 << 20));
+        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    public KafkaProducer<byte[], byte[]> transactionalProducer(String transactionalId, long transactionTimeoutMs) {
+        Map<String, Object> p = producerBase();
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
+        p.put(ProducerConfig.CLIENT_ID_CONFIG, transactionalId);
+        p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(transactionTimeoutMs));
+        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    /** An idempotent producer without transactions: at-least-once output and snapshot chunks. */
+    public KafkaProducer<byte[], byte[]> idempotentProducer(String clientId) {
+        Map<String, Object> p = producerBase();
+        p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
+        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+    }
+
+    public Admin admin(String clientId) {
+        Map<String, Object> p = base(admin);
+        p.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId);
+        return Admin.create(p);
+    }
+
+    private Map<String, Object> producerBase() {
+        Map<String, Object> p = base(producer);
+        p.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(128 * 1024));
+        p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(2 << 20));
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        return p;
+    }
+
+    private Map<String, Object> base(Map<String, String> specific) {
+        Map<String, Object> p = new HashMap<>(common);
+        p.putAll(specific);
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        return p;
+    }
+}

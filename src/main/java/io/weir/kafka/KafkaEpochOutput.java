@@ -1,0 +1,34 @@
+package io.weir.kafka;
+
+import io.weir.checkpoint.EpochOutput;
+import io.weir.element.Header;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.internals.RecordHeader;
+
+/** An epoch's output written with one Kafka producer. */
+record KafkaEpochOutput(long epoch, Producer<byte[], byte[]> producer) implements EpochOutput {
+    @Override
+    public void send(String topic, byte[] key, byte[] value, List<Header> headers, Consumer<Exception> onFailure) {
+        List<org.apache.kafka.common.header.Header> kafkaHeaders = List.of();
+        if (!headers.isEmpty()) {
+            kafkaHeaders = new ArrayList<>(headers.size());
+            for (Header h : headers) {
+                kafkaHeaders.add(new RecordHeader(h.key(), h.value()));
+            }
+        }
+        producer.send(new ProducerRecord<>(topic, null, null, key, value, kafkaHeaders), (metadata, e) -> {
+            if (e != null) {
+                onFailure.accept(e);
+            }
+        });
+    }
+
+    @Override
+    public void flush() {
+        producer.flush();
+    }
+}

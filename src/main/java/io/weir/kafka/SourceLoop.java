@@ -1,0 +1,453 @@
+package io.weir.kafka;
+
+import io.weir.checkpoint.RestartStrategy;
+import io.weir.dataflow.Channel;
+import io.weir.element.Barrier;
+import io.weir.element.Element;
+import io.weir.element.Header;
+import io.weir.element.InputPartition;
+import io.weir.element.Record;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The source loop: the only thread that touches the consumer. It polls, hands records to the
+ * channel of their partition, pauses partitions whose channel is full, injects barriers on the
+ * coordinator's request, and runs the life cycle of executions: start on assignment, stop on
+ * revocation, and fail over (stop, wait as the restart strategy says, start again from the last
+ * completed checkpoints) when anything fails.
+ *
+ * <p>Threading: {@link #run} is the owner thread. Other threads talk to it only through
+ * {@link #inject}, {@link #commitOffsets}, {@link #fail} and {@link #shutdown}, which queue a
+ * command and wake the consumer.
+ */
+public final class SourceLoop implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(SourceLoop.class);
+    private static final Duration POLL = Duration.ofMillis(100);
+
+    /** Builds and stops executions; implemented by the composition root. */
+    public interface Lifecycle {
+        /**
+         * Restores the tasks of the assigned partitions and starts them. {@code committedCheckpoints}
+         * holds, per partition, the checkpoint id its committed offset names (absent: none).
+         */
+        Execution start(Set<InputPartition> assigned, Map<InputPartition, Long> committedCheckpoints) throws Exception;
+    }
+
+    /** A running set of tasks, as the source loop sees it. */
+    public interface Execution {
+        Map<InputPartition, Channel> channels();
+
+        /** Where each partition resumes (the restored Sk); absent: the configured offset reset. */
+        Map<InputPartition, Long> startPositions();
+
+        /** Wakes the worker that reads the channel of {@code partition}. */
+        void wake(InputPartition partition);
+
+        /** Stops tasks, coordinator and producers; returns when nothing of it runs any more. */
+        void stop();
+    }
+
+    /** Where barrier injections are answered; one per execution's coordinator. */
+    public interface InjectionReceiver {
+        void injected(long checkpointId, Map<InputPartition, Long> positions, Object fencingToken);
+
+        void skipped(long checkpointId);
+    }
+
+    /** An error no restart can fix (fenced by a newer instance, restart attempts exhausted). */
+    public static final class FatalException extends RuntimeException {
+        public FatalException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    private static final class Feed {
+        final InputPartition partition;
+        final Channel channel;
+        final ArrayDeque<Element> overflow = new ArrayDeque<>();
+        long nextOffset;
+        boolean paused;
+
+        Feed(InputPartition partition, Channel channel) {
+            this.partition = partition;
+            this.channel = channel;
+        }
+    }
+
+    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final List<String> topics;
+    private final Lifecycle lifecycle;
+    private final RestartStrategy restart;
+    private final boolean resetToEarliest;
+    private final LongSupplier clock;
+    private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    private final Map<TopicPartition, Feed> feeds = new HashMap<>();
+    private final CountDownLatch finished = new CountDownLatch(1);
+    private volatile Map<InputPartition, Long> lag = Map.of();
+    private volatile boolean running = true;
+    private volatile boolean ready;
+    private volatile Throwable fatal;
+    private Execution execution;
+    private Object executionToken;
+    private long recordsSinceBarrier;
+    private boolean restartPending;
+    private long restartAt;
+    private long nextLagUpdate;
+
+    public SourceLoop(KafkaConsumer<byte[], byte[]> consumer, List<String> topics, Lifecycle lifecycle,
+            RestartStrategy restart, boolean resetToEarliest, LongSupplier clock) {
+        this.consumer = consumer;
+        this.topics = List.copyOf(topics);
+        this.lifecycle = lifecycle;
+        this.restart = restart;
+        this.resetToEarliest = resetToEarliest;
+        this.clock = clock;
+    }
+
+    @Override
+    public void run() {
+        try {
+            consumer.subscribe(topics, new Rebalance());
+            while (running) {
+                runCommands();
+                if (!running) {
+                    break;
+                }
+                if (restartPending && clock.getAsLong() >= restartAt) {
+                    restartPending = false;
+                    startExecution(consumer.assignment());
+                }
+                refill();
+                ConsumerRecords<byte[], byte[]> records;
+                try {
+                    records = consumer.poll(POLL);
+                } catch (WakeupException e) {
+                    continue;
+                }
+                distribute(records);
+                updateLag();
+            }
+        } catch (Throwable t) {
+            fatal = t;
+            LOG.error("source loop stopped: {}", t.toString(), t);
+        } finally {
+            stopExecution();
+            try {
+                consumer.close(Duration.ofSeconds(5));
+            } catch (RuntimeException e) {
+                LOG.warn("closing the consumer failed: {}", e.toString());
+            }
+            running = false;
+            finished.countDown();
+        }
+    }
+
+    /** Puts barrier n into every channel, recording Sn; answers {@code receiver} from the loop. */
+    public void inject(long checkpointId, InjectionReceiver receiver, Object forExecution) {
+        post(() -> {
+            if (forExecution != executionToken || execution == null) {
+                return;
+            }
+            if (recordsSinceBarrier == 0) {
+                receiver.skipped(checkpointId);
+                return;
+            }
+            Map<InputPartition, Long> positions = new HashMap<>();
+            for (Feed f : feeds.values()) {
+                Barrier barrier = new Barrier(checkpointId);
+                if (f.overflow.isEmpty()) {
+                    f.channel.put(barrier);
+                } else {
+                    f.overflow.addLast(barrier);
+                }
+                positions.put(f.partition, f.nextOffset);
+                execution.wake(f.partition);
+            }
+            recordsSinceBarrier = 0;
+            receiver.injected(checkpointId, positions, consumer.groupMetadata());
+        });
+    }
+
+    /** At-least-once: commits the positions of a completed checkpoint to the group. */
+    public void commitOffsets(Map<InputPartition, Long> positions, long checkpointId) {
+        post(() -> {
+            Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+            positions.forEach((ip, o) -> offsets.put(new TopicPartition(ip.topic(), ip.partition()),
+                    new OffsetAndMetadata(o, "ckpt=" + checkpointId)));
+            consumer.commitAsync(offsets, (o, e) -> {
+                if (e != null) {
+                    LOG.warn("committing offsets of checkpoint {} failed: {}", checkpointId, e.toString());
+                }
+            });
+        });
+    }
+
+    /** Something in the execution {@code forExecution} failed: fail over (if it is still current). */
+    public void fail(Throwable cause, Object forExecution) {
+        post(() -> {
+            if (forExecution == executionToken && execution != null) {
+                failover(cause);
+            }
+        });
+    }
+
+    public void shutdown() {
+        post(() -> running = false);
+    }
+
+    public void awaitTermination() throws InterruptedException {
+        finished.await();
+    }
+
+    /** The error that stopped the loop, or null. */
+    public Throwable fatal() {
+        return fatal;
+    }
+
+    /** Whether tasks are restored and running. */
+    public boolean ready() {
+        return ready;
+    }
+
+    public boolean running() {
+        return running;
+    }
+
+    /** Records between the last processed position and the end of each partition. */
+    public Map<InputPartition, Long> lag() {
+        return lag;
+    }
+
+    /** The token of the current execution: commands from an older one are ignored. */
+    public Object executionToken() {
+        return executionToken;
+    }
+
+    private void post(Runnable command) {
+        commands.add(command);
+        consumer.wakeup();
+    }
+
+    private void runCommands() {
+        Runnable c;
+        while ((c = commands.poll()) != null) {
+            c.run();
+        }
+    }
+
+    private void failover(Throwable cause) {
+        if (isFatal(cause)) {
+            throw new FatalException("cannot go on: " + cause, cause);
+        }
+        stopExecution();
+        Optional<Duration> delay = restart.onFailure(clock.getAsLong());
+        if (delay.isEmpty()) {
+            throw new FatalException("restart strategy gave up after: " + cause, cause);
+        }
+        LOG.warn("failing over in {} ms after: {}", delay.get().toMillis(), cause.toString(), cause);
+        consumer.pause(consumer.assignment());
+        restartPending = true;
+        restartAt = clock.getAsLong() + delay.get().toMillis();
+    }
+
+    /** The rebalance callbacks run inside poll, on this thread. */
+    private final class Rebalance implements ConsumerRebalanceListener {
+        @Override
+        public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+            if (!partitions.isEmpty()) {
+                LOG.info("partitions revoked: {}", partitions);
+            }
+            stopExecution();
+        }
+
+        @Override
+        public void onPartitionsLost(Collection<TopicPartition> partitions) {
+            LOG.warn("partitions lost: {}", partitions);
+            stopExecution();
+        }
+
+        @Override
+        public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            LOG.info("partitions assigned: {}", partitions);
+            if (!restartPending) {
+                startExecution(consumer.assignment());
+            }
+        }
+    }
+
+    private void startExecution(Set<TopicPartition> assigned) {
+        stopExecution();
+        if (assigned.isEmpty()) {
+            return;
+        }
+        try {
+            Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(assigned, Duration.ofMinutes(1));
+            Map<InputPartition, Long> checkpoints = new HashMap<>();
+            committed.forEach((tp, om) -> {
+                if (om != null && om.metadata() != null && om.metadata().startsWith("ckpt=")) {
+                    checkpoints.put(toInput(tp), Long.parseLong(om.metadata().substring(5)));
+                }
+            });
+            Set<InputPartition> inputs = new HashSet<>();
+            assigned.forEach(tp -> inputs.add(toInput(tp)));
+            execution = lifecycle.start(inputs, checkpoints);
+            executionToken = new Object();
+            for (TopicPartition tp : assigned) {
+                InputPartition ip = toInput(tp);
+                Channel channel = execution.channels().get(ip);
+                if (channel == null) {
+                    throw new IllegalStateException("the execution has no channel for " + ip);
+                }
+                Long position = execution.startPositions().get(ip);
+                if (position != null) {
+                    consumer.seek(tp, position);
+                } else if (resetToEarliest) {
+                    consumer.seekToBeginning(List.of(tp));
+                } else {
+                    consumer.seekToEnd(List.of(tp));
+                }
+                Feed feed = new Feed(ip, channel);
+                feed.nextOffset = consumer.position(tp);
+                feeds.put(tp, feed);
+            }
+            consumer.resume(assigned);
+            recordsSinceBarrier = 0;
+            ready = true;
+            LOG.info("running {} partitions from {}", assigned.size(), positionsOf());
+        } catch (FatalException e) {
+            throw e;
+        } catch (Exception e) {
+            failover(e);
+        }
+    }
+
+    private Map<InputPartition, Long> positionsOf() {
+        Map<InputPartition, Long> p = new java.util.TreeMap<>();
+        feeds.values().forEach(f -> p.put(f.partition, f.nextOffset));
+        return p;
+    }
+
+    private void stopExecution() {
+        ready = false;
+        if (execution != null) {
+            Execution e = execution;
+            execution = null;
+            executionToken = null;
+            e.stop();
+        }
+        feeds.clear();
+    }
+
+    private void distribute(ConsumerRecords<byte[], byte[]> records) {
+        if (records.isEmpty()) {
+            return;
+        }
+        for (TopicPartition tp : records.partitions()) {
+            Feed feed = feeds.get(tp);
+            if (feed == null) {
+                continue;
+            }
+            for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
+                Record record = new Record(r.key(), r.value(), r.timestamp(), r.offset(), headers(r));
+                if (feed.overflow.isEmpty() && feed.channel.remainingCapacity() > 0) {
+                    feed.channel.put(record);
+                } else {
+                    feed.overflow.addLast(record);
+                }
+                feed.nextOffset = r.offset() + 1;
+                recordsSinceBarrier++;
+            }
+            if (!feed.overflow.isEmpty() && !feed.paused) {
+                consumer.pause(List.of(tp));
+                feed.paused = true;
+            }
+            execution.wake(feed.partition);
+        }
+    }
+
+    /** Moves overflow into channels that drained; resumes partitions whose overflow is empty. */
+    private void refill() {
+        for (Map.Entry<TopicPartition, Feed> e : feeds.entrySet()) {
+            Feed f = e.getValue();
+            if (f.overflow.isEmpty()) {
+                continue;
+            }
+            boolean moved = false;
+            while (!f.overflow.isEmpty()
+                    && (!(f.overflow.peekFirst() instanceof Record) || f.channel.remainingCapacity() > 0)) {
+                f.channel.put(f.overflow.pollFirst());
+                moved = true;
+            }
+            if (moved && execution != null) {
+                execution.wake(f.partition);
+            }
+            if (f.overflow.isEmpty() && f.paused) {
+                consumer.resume(List.of(e.getKey()));
+                f.paused = false;
+            }
+        }
+    }
+
+    private void updateLag() {
+        long now = clock.getAsLong();
+        if (now < nextLagUpdate) {
+            return;
+        }
+        nextLagUpdate = now + 1000;
+        Map<InputPartition, Long> l = new HashMap<>();
+        for (TopicPartition tp : consumer.assignment()) {
+            consumer.currentLag(tp).ifPresent(v -> l.put(toInput(tp), v));
+        }
+        lag = Map.copyOf(l);
+    }
+
+    private static List<Header> headers(ConsumerRecord<byte[], byte[]> r) {
+        org.apache.kafka.common.header.Header[] hs = r.headers().toArray();
+        if (hs.length == 0) {
+            return List.of();
+        }
+        List<Header> out = new ArrayList<>(hs.length);
+        for (org.apache.kafka.common.header.Header h : hs) {
+            out.add(new Header(h.key(), h.value()));
+        }
+        return out;
+    }
+
+    private static InputPartition toInput(TopicPartition tp) {
+        return new InputPartition(tp.topic(), tp.partition());
+    }
+
+    private static boolean isFatal(Throwable t) {
+        // A producer fenced by a transaction timeout recovers with new producers, so only a second
+        // member with our group.instance.id and missing permissions are beyond a restart.
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof org.apache.kafka.common.errors.FencedInstanceIdException
+                    || c instanceof org.apache.kafka.common.errors.TransactionalIdAuthorizationException
+                    || c instanceof org.apache.kafka.common.errors.GroupAuthorizationException) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

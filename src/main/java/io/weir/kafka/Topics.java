@@ -1,0 +1,142 @@
+package io.weir.kafka;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Topic administration at start: checks the input topics exist, creates the internal topics and
+ * missing output topics, checks the broker's transaction limits, and lists leftover transactions.
+ * Each refusal becomes a {@link StartupException} that says what was asked and what the broker said.
+ */
+public final class Topics {
+    private static final Logger LOG = LoggerFactory.getLogger(Topics.class);
+    private static final long ADMIN_TIMEOUT_S = 60;
+
+    private final Admin admin;
+
+    public Topics(Admin admin) {
+        this.admin = admin;
+    }
+
+    /** A start-up check failed; the message is for the user. */
+    public static final class StartupException extends RuntimeException {
+        public StartupException(String message, Throwable cause) {
+            super(message, cause);
+        }
+
+        public StartupException(String message) {
+            super(message);
+        }
+    }
+
+    /** Partition counts of existing topics; a missing one is an error naming it. */
+    public Map<String, Integer> partitions(Collection<String> topics) {
+        try {
+            Map<String, TopicDescription> d =
+                    admin.describeTopics(topics).allTopicNames().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS);
+            java.util.HashMap<String, Integer> out = new java.util.HashMap<>();
+            d.forEach((k, v) -> out.put(k, v.partitions().size()));
+            return out;
+        } catch (ExecutionException e) {
+            throw new StartupException("cannot describe topics " + topics + ": " + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new StartupException("the broker did not answer within " + ADMIN_TIMEOUT_S + " s describing " + topics, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StartupException("interrupted", e);
+        }
+    }
+
+    /** Creates a topic unless it exists. */
+    public void ensure(String name, int partitions, Map<String, String> configs) {
+        NewTopic topic = new NewTopic(name, Optional.of(partitions), Optional.empty()).configs(configs);
+        try {
+            admin.createTopics(List.of(topic)).all().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS);
+            LOG.info("created topic {} ({} partitions, {})", name, partitions, configs);
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw new StartupException("cannot create topic " + name + " (" + partitions + " partitions, "
+                        + configs + "): " + e.getCause().getMessage(), e.getCause());
+            }
+        } catch (TimeoutException e) {
+            throw new StartupException("the broker did not answer within " + ADMIN_TIMEOUT_S + " s creating " + name, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StartupException("interrupted", e);
+        }
+    }
+
+    /** The compacted topics Weir keeps its checkpoints and snapshots in. */
+    public void ensureInternal(String checkpoints, String snapshots) {
+        ensure(checkpoints, 1, Map.of("cleanup.policy", "compact", "segment.ms", "600000",
+                "min.compaction.lag.ms", "0"));
+        ensure(snapshots, 4, Map.of("cleanup.policy", "compact", "max.message.bytes", Integer.toString(2 << 20),
+                "segment.ms", "600000"));
+    }
+
+    /** The broker's {@code transaction.max.timeout.ms}: the producers' timeout must not exceed it. */
+    public long brokerMaxTransactionTimeoutMs() {
+        try {
+            var nodes = admin.describeCluster().nodes().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS);
+            if (nodes.isEmpty()) {
+                throw new StartupException("the cluster reported no brokers");
+            }
+            ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER, nodes.iterator().next().idString());
+            Config config = admin.describeConfigs(Set.of(broker)).all().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS).get(broker);
+            var entry = config.get("transaction.max.timeout.ms");
+            return entry == null || entry.value() == null ? 900_000L : Long.parseLong(entry.value());
+        } catch (ExecutionException e) {
+            throw new StartupException("cannot read the broker's transaction.max.timeout.ms: "
+                    + e.getCause().getMessage(), e.getCause());
+        } catch (TimeoutException e) {
+            throw new StartupException("the broker did not answer within " + ADMIN_TIMEOUT_S + " s", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StartupException("interrupted", e);
+        }
+    }
+
+    /** Transactional ids starting with {@code prefix} that the broker still knows of. */
+    public List<String> transactionalIds(String prefix) {
+        try {
+            Collection<TransactionListing> all = admin.listTransactions().all().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS);
+            List<String> ids = new ArrayList<>();
+            for (TransactionListing t : all) {
+                if (t.transactionalId().startsWith(prefix)) {
+                    ids.add(t.transactionalId());
+                }
+            }
+            return ids;
+        } catch (ExecutionException e) {
+            LOG.warn("cannot list transactions to find leftovers of {}*: {}", prefix, e.getCause().toString());
+            return List.of();
+        } catch (TimeoutException e) {
+            LOG.warn("listing transactions timed out; leftovers of {}* are not cleaned up", prefix);
+            return List.of();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return List.of();
+        }
+    }
+
+    static Duration adminTimeout() {
+        return Duration.ofSeconds(ADMIN_TIMEOUT_S);
+    }
+}

@@ -1,0 +1,127 @@
+package io.weir.kafka;
+
+import io.weir.checkpoint.EpochOutput;
+import io.weir.checkpoint.TaskCheckpoint;
+import io.weir.element.InputPartition;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The exactly-once producer pool: one transactional producer per open epoch, with the stable
+ * transactional ids {@code <app>-<instance-id>-<slot>}. Every producer is initialised when the pool
+ * is created, which aborts whatever transaction a crashed predecessor left open under that id.
+ *
+ * <p>Transaction Tn of checkpoint n holds the epoch's output, one record per task in
+ * {@code <app>-checkpoints}, and the positions Sn sent with the source consumer's group metadata —
+ * so an instance that lost its partitions in a rebalance can no longer commit for them. Each offset
+ * carries {@code ckpt=<n>} as metadata, which tells a restoring instance which checkpoint record to
+ * expect.
+ *
+ * <p>Threading: {@link #openEpoch} on the coordinator's loop, sends from worker threads,
+ * {@link #commit} on the committer thread; the epoch table is concurrent.
+ */
+public final class TransactionalProducers implements EpochProducers {
+    private static final Logger LOG = LoggerFactory.getLogger(TransactionalProducers.class);
+
+    private final String checkpointTopic;
+    private final List<KafkaProducer<byte[], byte[]>> slots;
+    private final Map<Long, Integer> epochSlot = new ConcurrentHashMap<>();
+    private final Map<Long, KafkaEpochOutput> outputs = new ConcurrentHashMap<>();
+
+    public TransactionalProducers(KafkaClients clients, String transactionalIdPrefix, int size, long transactionTimeoutMs,
+            String checkpointTopic) {
+        this.checkpointTopic = checkpointTopic;
+        List<KafkaProducer<byte[], byte[]>> created = new ArrayList<>(size);
+        try {
+            for (int slot = 0; slot < size; slot++) {
+                KafkaProducer<byte[], byte[]> p =
+                        clients.transactionalProducer(transactionalIdPrefix + slot, transactionTimeoutMs);
+                created.add(p);
+                p.initTransactions();
+            }
+        } catch (RuntimeException e) {
+            created.forEach(p -> p.close(Duration.ZERO));
+            throw e;
+        }
+        this.slots = List.copyOf(created);
+        LOG.debug("initialised {} transactional producers {}0..{}", size, transactionalIdPrefix, size - 1);
+    }
+
+    /** Aborts whatever a transactional id left open, by initialising a producer under it. */
+    public static void abortLeftover(KafkaClients clients, String transactionalId, long transactionTimeoutMs) {
+        try (KafkaProducer<byte[], byte[]> p = clients.transactionalProducer(transactionalId, transactionTimeoutMs)) {
+            p.initTransactions();
+        }
+    }
+
+    @Override
+    public synchronized boolean canOpenEpoch() {
+        return epochSlot.size() < slots.size();
+    }
+
+    @Override
+    public synchronized void openEpoch(long epoch) {
+        if (epochSlot.containsKey(epoch)) {
+            return;
+        }
+        for (int slot = 0; slot < slots.size(); slot++) {
+            if (!epochSlot.containsValue(slot)) {
+                KafkaProducer<byte[], byte[]> p = slots.get(slot);
+                p.beginTransaction();
+                epochSlot.put(epoch, slot);
+                outputs.put(epoch, new KafkaEpochOutput(epoch, p));
+                return;
+            }
+        }
+        throw new IllegalStateException("no producer free for epoch " + epoch + ": " + epochSlot.size()
+                + " epochs open with " + slots.size() + " producers");
+    }
+
+    @Override
+    public EpochOutput output(long epoch) {
+        EpochOutput out = outputs.get(epoch);
+        if (out == null) {
+            throw new IllegalStateException("epoch " + epoch + " is not open (open: " + outputs.keySet() + ")");
+        }
+        return out;
+    }
+
+    @Override
+    public void commit(long checkpointId, List<TaskCheckpoint> tasks, Map<InputPartition, Long> positions,
+            Object fencingToken) {
+        KafkaProducer<byte[], byte[]> p = slots.get(epochSlot.get(checkpointId));
+        for (TaskCheckpoint t : tasks) {
+            p.send(new ProducerRecord<>(checkpointTopic, t.task().getBytes(StandardCharsets.UTF_8),
+                    CheckpointRecords.encode(t)));
+        }
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        String metadata = "ckpt=" + checkpointId;
+        positions.forEach((ip, offset) ->
+                offsets.put(new TopicPartition(ip.topic(), ip.partition()), new OffsetAndMetadata(offset, metadata)));
+        p.sendOffsetsToTransaction(offsets, (ConsumerGroupMetadata) fencingToken);
+        p.commitTransaction();
+        synchronized (this) {
+            epochSlot.remove(checkpointId);
+            outputs.remove(checkpointId);
+        }
+    }
+
+    @Override
+    public void close() {
+        for (KafkaProducer<byte[], byte[]> p : slots) {
+            p.close(Duration.ZERO);
+        }
+    }
+}
