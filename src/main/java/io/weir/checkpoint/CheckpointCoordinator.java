@@ -84,7 +84,7 @@ public final class CheckpointCoordinator {
         this.nextId = setup.lastCompletedId() + 1;
     }
 
-    /** Opens the first epoch and starts the periodic trigger. */
+    /** Opens the first epoch (if the owner did not already) and starts the periodic trigger. */
     public void start() {
         s.io().openEpoch(nextId);
         long every = s.settings().interval().toMillis();
@@ -246,7 +246,9 @@ public final class CheckpointCoordinator {
             return;
         }
         stopped = true;
-        ticker.cancel(false);
+        if (ticker != null) {
+            ticker.cancel(false);
+        }
         for (Pending p : pending.values()) {
             cancel(p);
         }

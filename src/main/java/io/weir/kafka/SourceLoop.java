@@ -64,6 +64,9 @@ public final class SourceLoop implements Runnable {
         /** Wakes the worker that reads the channel of {@code partition}. */
         void wake(InputPartition partition);
 
+        /** The loop installed this execution and seeked its partitions: checkpoints may begin. */
+        void started();
+
         /** Stops tasks, coordinator and producers; returns when nothing of it runs any more. */
         void stop();
     }
@@ -109,7 +112,6 @@ public final class SourceLoop implements Runnable {
     private volatile boolean ready;
     private volatile Throwable fatal;
     private Execution execution;
-    private Object executionToken;
     private long recordsSinceBarrier;
     private boolean restartPending;
     private long restartAt;
@@ -164,9 +166,9 @@ public final class SourceLoop implements Runnable {
     }
 
     /** Puts barrier n into every channel, recording Sn; answers {@code receiver} from the loop. */
-    public void inject(long checkpointId, InjectionReceiver receiver, Object forExecution) {
+    public void inject(long checkpointId, InjectionReceiver receiver, Execution forExecution) {
         post(() -> {
-            if (forExecution != executionToken || execution == null) {
+            if (forExecution != execution || execution == null) {
                 return;
             }
             if (recordsSinceBarrier == 0) {
@@ -203,10 +205,10 @@ public final class SourceLoop implements Runnable {
         });
     }
 
-    /** Something in the execution {@code forExecution} failed: fail over (if it is still current). */
-    public void fail(Throwable cause, Object forExecution) {
+    /** Something in {@code forExecution} failed: fail over, if it is still the current execution. */
+    public void fail(Throwable cause, Execution forExecution) {
         post(() -> {
-            if (forExecution == executionToken && execution != null) {
+            if (forExecution == execution && execution != null) {
                 failover(cause);
             }
         });
@@ -239,9 +241,9 @@ public final class SourceLoop implements Runnable {
         return lag;
     }
 
-    /** The token of the current execution: commands from an older one are ignored. */
-    public Object executionToken() {
-        return executionToken;
+    /** A checkpoint completed: the job is healthy, failures in a row start over. */
+    public void progress() {
+        post(restart::onProgress);
     }
 
     private void post(Runnable command) {
@@ -312,7 +314,6 @@ public final class SourceLoop implements Runnable {
             Set<InputPartition> inputs = new HashSet<>();
             assigned.forEach(tp -> inputs.add(toInput(tp)));
             execution = lifecycle.start(inputs, checkpoints);
-            executionToken = new Object();
             for (TopicPartition tp : assigned) {
                 InputPartition ip = toInput(tp);
                 Channel channel = execution.channels().get(ip);
@@ -333,6 +334,7 @@ public final class SourceLoop implements Runnable {
             }
             consumer.resume(assigned);
             recordsSinceBarrier = 0;
+            execution.started();
             ready = true;
             LOG.info("running {} partitions from {}", assigned.size(), positionsOf());
         } catch (FatalException e) {
@@ -353,7 +355,6 @@ public final class SourceLoop implements Runnable {
         if (execution != null) {
             Execution e = execution;
             execution = null;
-            executionToken = null;
             e.stop();
         }
         feeds.clear();

@@ -1,0 +1,309 @@
+package io.weir.app;
+
+import io.weir.checkpoint.CheckpointCoordinator;
+import io.weir.checkpoint.CheckpointIo;
+import io.weir.checkpoint.CheckpointListener;
+import io.weir.checkpoint.FailureReason;
+import io.weir.checkpoint.TaskCheckpoint;
+import io.weir.dataflow.Channel;
+import io.weir.dataflow.Counters;
+import io.weir.dataflow.Stage;
+import io.weir.dataflow.Task;
+import io.weir.dataflow.TaskEnvironment;
+import io.weir.dataflow.Worker;
+import io.weir.element.InputPartition;
+import io.weir.kafka.AtLeastOnceProducers;
+import io.weir.kafka.CheckpointReader;
+import io.weir.kafka.EpochProducers;
+import io.weir.kafka.KafkaClients;
+import io.weir.kafka.SourceLoop;
+import io.weir.kafka.TransactionalProducers;
+import io.weir.state.KeyedState;
+import io.weir.state.MemoryStateStore;
+import io.weir.state.SnapshotStore;
+import io.weir.state.StateStore;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The tasks of the partitions assigned to this instance, running: restored from their latest
+ * completed checkpoints, with their worker threads, producers and checkpoint coordinator. An
+ * execution lives from an assignment (or a failover) to the next revocation (or failure); it is
+ * never repaired in place — failover stops it and starts a new one.
+ */
+final class Execution implements SourceLoop.Execution {
+    private static final Logger LOG = LoggerFactory.getLogger(Execution.class);
+    private static final Duration RESTORE_TIMEOUT = Duration.ofSeconds(60);
+
+    /** What an execution is built from; shared by all executions of an instance. */
+    record Context(InstanceSettings settings, KafkaClients clients, SnapshotStore snapshots,
+            ScheduledExecutorService coordinatorLoop, ExecutorService uploads, ExecutorService committer,
+            LongSupplier clock, Counters counters, Instance.Stats stats, SourceLoop source) {}
+
+    private final Map<InputPartition, Channel> channels = new HashMap<>();
+    private final Map<InputPartition, Worker> workerOf = new HashMap<>();
+    private final Map<InputPartition, Long> startPositions = new HashMap<>();
+    private final List<Worker> workers = new ArrayList<>();
+    private final List<StateStore> stores = new ArrayList<>();
+    private EpochProducers producers;
+    private CheckpointCoordinator coordinator;
+
+    private Execution() {}
+
+    /** The producer pool size: one per checkpoint in flight plus the epoch being written. */
+    static int poolSize(InstanceSettings s) {
+        return s.checkpoint().maxConcurrent() + 1;
+    }
+
+    static Execution start(Context ctx, Set<InputPartition> assigned, Map<InputPartition, Long> committedCheckpoints)
+            throws Exception {
+        Execution e = new Execution();
+        try {
+            e.build(ctx, assigned, committedCheckpoints);
+            return e;
+        } catch (Exception | Error failure) {
+            e.stop();
+            throw failure;
+        }
+    }
+
+    private void build(Context ctx, Set<InputPartition> assigned, Map<InputPartition, Long> committedCheckpoints)
+            throws Exception {
+        InstanceSettings s = ctx.settings();
+        Stage stage = s.stage();
+        Map<Integer, List<InputPartition>> byIndex = new TreeMap<>();
+        for (InputPartition ip : assigned) {
+            byIndex.computeIfAbsent(ip.partition(), p -> new ArrayList<>()).add(ip);
+        }
+        Map<String, List<InputPartition>> taskInputs = new TreeMap<>();
+        for (Map.Entry<Integer, List<InputPartition>> e : byIndex.entrySet()) {
+            if (e.getValue().size() != stage.inputTopics().size()) {
+                throw new IllegalStateException("partition " + e.getKey() + " of the inputs " + stage.inputTopics()
+                        + " is not assigned together (got " + e.getValue() + "): co-partitioning is broken");
+            }
+            e.getValue().sort(null);
+            taskInputs.put(stage.taskName(e.getKey()), e.getValue());
+        }
+        Map<String, TaskCheckpoint> restored = readCheckpoints(ctx, taskInputs, committedCheckpoints);
+        long lastCompleted = restored.values().stream().mapToLong(TaskCheckpoint::checkpointId).max().orElse(0);
+        long firstEpoch = lastCompleted + 1;
+
+        producers = s.exactlyOnce()
+                ? new TransactionalProducers(ctx.clients(), s.transactionalIdPrefix(), poolSize(s),
+                        s.transactionTimeout().toMillis(), s.checkpointTopic())
+                : new AtLeastOnceProducers(ctx.clients(), s.application() + "-" + s.instanceId(), s.checkpointTopic(),
+                        positions -> ctx.source().commitOffsets(positions, ctx.stats().lastCompletedCheckpoint()));
+        SnapshotRetention retention = new SnapshotRetention(s.retain(), ctx.snapshots(), ctx.uploads());
+        coordinator = new CheckpointCoordinator(new CheckpointCoordinator.Setup(s.checkpoint(), taskInputs,
+                lastCompleted, io(ctx), ctx.snapshots(), ctx.coordinatorLoop(), ctx.uploads(), ctx.committer(),
+                ctx.clock(), listener(ctx, retention)));
+        TaskEnvironment env = new TaskEnvironment(s.exactlyOnce(), producers, coordinator.acks(), ctx.clock(),
+                ctx.counters());
+        producers.openEpoch(firstEpoch); // tasks write to it from their first record
+
+        List<Task> tasks = new ArrayList<>();
+        for (Map.Entry<String, List<InputPartition>> t : taskInputs.entrySet()) {
+            TaskCheckpoint checkpoint = restored.get(t.getKey());
+            StateStore store;
+            if (checkpoint == null) {
+                store = new MemoryStateStore(t.getKey());
+            } else {
+                store = MemoryStateStore.restore(t.getKey(), checkpoint.state(), ctx.snapshots());
+                retention.restored(t.getKey(), checkpoint.state());
+            }
+            stores.add(store);
+            List<Channel> taskChannels = new ArrayList<>();
+            for (InputPartition ip : t.getValue()) {
+                Channel c = new Channel(taskChannels.size(), ip.toString(), s.channelCapacity());
+                taskChannels.add(c);
+                channels.put(ip, c);
+                if (checkpoint != null) {
+                    Long position = checkpoint.positions().get(ip);
+                    if (position == null) {
+                        throw new IOException("checkpoint " + checkpoint.checkpointId() + " of " + t.getKey()
+                                + " has no position for " + ip);
+                    }
+                    startPositions.put(ip, position);
+                }
+            }
+            tasks.add(new Task(stage, t.getValue().get(0).partition(), taskChannels, new KeyedState(store), env,
+                    firstEpoch));
+        }
+        int threads = Math.max(1, Math.min(s.threads(), tasks.size()));
+        List<List<Task>> perWorker = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            perWorker.add(new ArrayList<>());
+        }
+        for (int i = 0; i < tasks.size(); i++) {
+            perWorker.get(i % threads).add(tasks.get(i));
+        }
+        for (int i = 0; i < threads; i++) {
+            Worker w = new Worker("weir-worker-" + i, perWorker.get(i),
+                    failure -> ctx.source().fail(failure, this));
+            workers.add(w);
+            for (Task task : w.tasks()) {
+                taskInputs.get(task.name()).forEach(ip -> workerOf.put(ip, w));
+            }
+        }
+        for (Worker w : workers) {
+            Instance.named(w.name()).newThread(w).start();
+        }
+        LOG.info("restored {} tasks ({} from checkpoints, last completed checkpoint {})", tasks.size(),
+                restored.size(), lastCompleted);
+    }
+
+    /**
+     * Reads the latest checkpoint of every task. The committed offsets name the checkpoint they were
+     * committed with; the checkpoint topic must hold at least that one, else we read again (a record
+     * committed a moment ago may not be visible to this reader yet).
+     */
+    private static Map<String, TaskCheckpoint> readCheckpoints(Context ctx, Map<String, List<InputPartition>> taskInputs,
+            Map<InputPartition, Long> committedCheckpoints) throws IOException, InterruptedException {
+        CheckpointReader reader = new CheckpointReader(ctx.clients(), ctx.settings().checkpointTopic());
+        long deadline = ctx.clock().getAsLong() + RESTORE_TIMEOUT.toMillis();
+        while (true) {
+            Map<String, TaskCheckpoint> latest = reader.latest(new TreeSet<>(taskInputs.keySet()), RESTORE_TIMEOUT);
+            String missing = null;
+            for (Map.Entry<String, List<InputPartition>> t : taskInputs.entrySet()) {
+                for (InputPartition ip : t.getValue()) {
+                    Long expected = committedCheckpoints.get(ip);
+                    TaskCheckpoint found = latest.get(t.getKey());
+                    if (expected != null && (found == null || found.checkpointId() < expected)) {
+                        missing = t.getKey() + " (offsets committed with checkpoint " + expected + ", found "
+                                + (found == null ? "none" : found.checkpointId()) + ")";
+                    }
+                }
+            }
+            if (missing == null) {
+                return latest;
+            }
+            if (ctx.clock().getAsLong() > deadline) {
+                throw new IOException("the checkpoint topic " + ctx.settings().checkpointTopic()
+                        + " lacks the checkpoint of " + missing);
+            }
+            LOG.info("waiting for the checkpoint of {}", missing);
+            TimeUnit.MILLISECONDS.sleep(200);
+        }
+    }
+
+    private CheckpointIo io(Context ctx) {
+        Execution self = this;
+        return new CheckpointIo() {
+            @Override
+            public boolean canOpenEpoch() {
+                return producers.canOpenEpoch();
+            }
+
+            @Override
+            public void openEpoch(long epoch) {
+                producers.openEpoch(epoch);
+            }
+
+            @Override
+            public void injectBarrier(long checkpointId) {
+                ctx.source().inject(checkpointId, new SourceLoop.InjectionReceiver() {
+                    @Override
+                    public void injected(long id, Map<InputPartition, Long> positions, Object fencingToken) {
+                        coordinator.injected(id, positions, fencingToken);
+                    }
+
+                    @Override
+                    public void skipped(long id) {
+                        coordinator.skipped(id);
+                    }
+                }, self);
+            }
+
+            @Override
+            public void commit(long checkpointId, List<TaskCheckpoint> tasks, Map<InputPartition, Long> positions,
+                    Object fencingToken) throws Exception {
+                producers.commit(checkpointId, tasks, positions, fencingToken);
+            }
+        };
+    }
+
+    private CheckpointListener listener(Context ctx, SnapshotRetention retention) {
+        return new CheckpointListener() {
+            @Override
+            public void completed(long checkpointId, List<TaskCheckpoint> tasks, long durationMillis) {
+                ctx.stats().lastCompletedCheckpoint = checkpointId;
+                ctx.stats().lastCheckpointMillis = durationMillis;
+                retention.completed(tasks);
+                ctx.source().progress();
+            }
+
+            @Override
+            public void failed(long checkpointId, FailureReason reason, Throwable cause) {
+                ctx.source().fail(cause, Execution.this);
+            }
+        };
+    }
+
+    @Override
+    public void started() {
+        coordinator.start();
+    }
+
+    @Override
+    public Map<InputPartition, Channel> channels() {
+        return channels;
+    }
+
+    @Override
+    public Map<InputPartition, Long> startPositions() {
+        return startPositions;
+    }
+
+    @Override
+    public void wake(InputPartition partition) {
+        Worker w = workerOf.get(partition);
+        if (w != null) {
+            w.wake();
+        }
+    }
+
+    /**
+     * Stops in the order that keeps exactly-once: no new checkpoint and no new upload; the commit in
+     * flight finishes (or fails); workers stop; producers close, leaving open transactions to be
+     * aborted by the next execution's producers; state is released.
+     */
+    @Override
+    public void stop() {
+        if (coordinator != null) {
+            try {
+                Future<?> commit = coordinator.stop().get(30, TimeUnit.SECONDS);
+                if (commit != null) {
+                    commit.get(30, TimeUnit.SECONDS);
+                }
+            } catch (Exception e) {
+                LOG.debug("stopping the coordinator: {}", e.toString());
+            }
+        }
+        workers.forEach(Worker::requestStop);
+        if (producers != null) {
+            producers.close(); // unblocks a worker waiting in flush
+        }
+        for (Worker w : workers) {
+            try {
+                w.awaitStopped();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        stores.forEach(StateStore::close);
+    }
+}

@@ -1,0 +1,220 @@
+package io.weir.app;
+
+import io.weir.checkpoint.CheckpointCoordinator;
+import io.weir.checkpoint.CheckpointIo;
+import io.weir.checkpoint.CheckpointListener;
+import io.weir.checkpoint.FailureReason;
+import io.weir.checkpoint.RestartStrategy;
+import io.weir.checkpoint.TaskCheckpoint;
+import io.weir.dataflow.Counters;
+import io.weir.element.InputPartition;
+import io.weir.kafka.KafkaClients;
+import io.weir.kafka.KafkaSnapshotStore;
+import io.weir.kafka.SourceLoop;
+import io.weir.kafka.Topics;
+import io.weir.kafka.TransactionalProducers;
+import io.weir.state.FileSnapshotStore;
+import io.weir.state.SnapshotStore;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.admin.Admin;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Weir process running one job: checks and prepares the topics, then runs the source loop,
+ * which starts an {@link Execution} for the partitions the group assigns and fails it over when
+ * anything breaks. This is the composition root: it alone creates threads and reads the clock.
+ */
+public final class Instance implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Instance.class);
+
+    private final InstanceSettings settings;
+    private final KafkaClients clients;
+    private final LongSupplier clock = System::currentTimeMillis;
+    private final Counters counters = new Counters();
+    private final Stats stats = new Stats();
+    private SnapshotStore snapshots;
+    private ScheduledExecutorService coordinatorLoop;
+    private ExecutorService uploads;
+    private ExecutorService committer;
+    private SourceLoop source;
+    private Thread sourceThread;
+
+    /** Progress that the console and metrics read. */
+    public static final class Stats {
+        volatile long lastCompletedCheckpoint;
+        volatile long lastCheckpointMillis;
+        final AtomicInteger failovers = new AtomicInteger();
+
+        public long lastCompletedCheckpoint() {
+            return lastCompletedCheckpoint;
+        }
+
+        public long lastCheckpointMillis() {
+            return lastCheckpointMillis;
+        }
+
+        public int failovers() {
+            return failovers.get();
+        }
+    }
+
+    public Instance(InstanceSettings settings, KafkaClients clients) {
+        this.settings = settings;
+        this.clients = clients;
+    }
+
+    public Counters counters() {
+        return counters;
+    }
+
+    public Stats stats() {
+        return stats;
+    }
+
+    public InstanceSettings settings() {
+        return settings;
+    }
+
+    /** Ready once its tasks are restored and running. */
+    public boolean ready() {
+        return source != null && source.ready();
+    }
+
+    public Map<InputPartition, Long> lag() {
+        return source == null ? Map.of() : source.lag();
+    }
+
+    /** Checks the broker and topics, then starts the source loop. Throws when a start-up check fails. */
+    public void start() throws IOException {
+        int partitions;
+        try (Admin admin = clients.admin(settings.application() + "-admin")) {
+            Topics topics = new Topics(admin);
+            Map<String, Integer> inputs = topics.partitions(settings.stage().inputTopics());
+            partitions = inputs.values().stream().max(Integer::compare).orElse(1);
+            if (inputs.values().stream().distinct().count() > 1) {
+                throw new Topics.StartupException("input topics of one stage must have the same partition count "
+                        + "(co-partitioning), found " + inputs);
+            }
+            topics.ensureInternal(settings.checkpointTopic(), settings.snapshotTopic());
+            topics.ensure(settings.stage().sinkTopic(), partitions, Map.of());
+            topics.ensure(settings.stage().deadLetterTopic(), partitions, Map.of());
+            if (settings.exactlyOnce()) {
+                checkTransactionTimeouts(topics.brokerMaxTransactionTimeoutMs());
+                abortLeftovers(topics);
+            }
+        }
+        snapshots = settings.snapshots() == InstanceSettings.SnapshotStoreKind.KAFKA
+                ? new KafkaSnapshotStore(clients, settings.snapshotTopic(), clientId())
+                : new FileSnapshotStore(settings.snapshotDir());
+        coordinatorLoop = Executors.newSingleThreadScheduledExecutor(named("weir-coordinator"));
+        uploads = Executors.newFixedThreadPool(2, named("weir-upload"));
+        committer = Executors.newSingleThreadExecutor(named("weir-committer"));
+        RestartStrategy restart = new RestartStrategy(settings.restart(), ThreadLocalRandom.current()::nextDouble);
+        source = new SourceLoop(
+                clients.sourceConsumer(settings.application(), settings.instanceId(), clientId()),
+                settings.stage().inputTopics(),
+                this::startExecution,
+                restart,
+                settings.resetToEarliest(),
+                clock);
+        sourceThread = named("weir-source").newThread(source);
+        sourceThread.start();
+        LOG.info("{} started as instance {} ({}, {} partitions per input)", settings.application(),
+                settings.instanceId(), settings.exactlyOnce() ? "exactly-once" : "at-least-once", partitions);
+    }
+
+    private void checkTransactionTimeouts(long brokerMaxMs) {
+        long txMs = settings.transactionTimeout().toMillis();
+        if (txMs > brokerMaxMs) {
+            throw new Topics.StartupException("processing.transaction-timeout (" + txMs + " ms) exceeds the broker's "
+                    + "transaction.max.timeout.ms (" + brokerMaxMs + " ms): lower the one or raise the other");
+        }
+        long needed = settings.checkpoint().interval().toMillis() + settings.checkpoint().timeout().toMillis();
+        if (needed * 4 > txMs * 3) {
+            throw new Topics.StartupException("processing.checkpoint.interval + processing.checkpoint.timeout ("
+                    + needed + " ms) must stay well under processing.transaction-timeout (" + txMs
+                    + " ms; at most 75 %): an epoch's transaction stays open for up to that long");
+        }
+    }
+
+    /** Transactions of this instance with ids outside today's pool (the pool shrank) are aborted. */
+    private void abortLeftovers(Topics topics) {
+        String prefix = settings.transactionalIdPrefix();
+        int poolSize = Execution.poolSize(settings);
+        for (String id : topics.transactionalIds(prefix)) {
+            String slot = id.substring(prefix.length());
+            if (slot.matches("\\d+") && Integer.parseInt(slot) >= poolSize) {
+                LOG.info("aborting leftover transactional id {} (outside the pool of {})", id, poolSize);
+                TransactionalProducers.abortLeftover(clients, id, settings.transactionTimeout().toMillis());
+            }
+        }
+    }
+
+    private SourceLoop.Execution startExecution(
+            java.util.Set<InputPartition> assigned, Map<InputPartition, Long> committedCheckpoints) throws Exception {
+        return Execution.start(new Execution.Context(settings, clients, snapshots, coordinatorLoop, uploads,
+                committer, clock, counters, stats, source), assigned, committedCheckpoints);
+    }
+
+    /** Whether the instance stopped (a fatal error, or closed). */
+    public boolean stopped() {
+        return source != null && !source.running();
+    }
+
+    /** Waits until the instance stops by itself (fatal error) or is closed; returns the fatal error or null. */
+    public Throwable awaitTermination() throws InterruptedException {
+        source.awaitTermination();
+        return source.fatal();
+    }
+
+    /** Stops processing; output of the open epochs is aborted and processed again after a restart. */
+    @Override
+    public void close() {
+        if (source != null) {
+            source.shutdown();
+            try {
+                source.awaitTermination();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        for (ExecutorService e : new ExecutorService[] {coordinatorLoop, uploads, committer}) {
+            if (e != null) {
+                e.shutdownNow();
+                try {
+                    e.awaitTermination(10, TimeUnit.SECONDS);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+        if (snapshots != null) {
+            snapshots.close();
+        }
+    }
+
+    private String clientId() {
+        return settings.application() + "-" + settings.instanceId();
+    }
+
+    static ThreadFactory named(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + "-" + n.getAndIncrement());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}

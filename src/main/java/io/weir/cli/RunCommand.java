@@ -1,0 +1,54 @@
+package io.weir.cli;
+
+import io.weir.app.Instance;
+import io.weir.app.Jobs;
+import io.weir.config.ConfigException;
+import io.weir.config.ConfigLoader;
+import io.weir.config.WeirConfig;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code weir run}: runs the job of a config file until stopped (SIGTERM) or a fatal error. */
+@Command(name = "run", description = "Run the job described by a config file.")
+public final class RunCommand implements Callable<Integer> {
+    @Option(names = {"-c", "--config"}, required = true, description = "The job's YAML file.")
+    Path config;
+
+    @Option(names = "--set", description = "Override a setting: dotted.path=value (repeatable).")
+    List<String> overrides = new ArrayList<>();
+
+    @Override
+    public Integer call() throws Exception {
+        WeirConfig loaded;
+        try {
+            loaded = new ConfigLoader().load(config, System.getenv(), overrides);
+        } catch (ConfigException e) {
+            System.err.println(e.getMessage());
+            return 2;
+        }
+        return runUntilStopped(new Instance(Jobs.settings(loaded), Jobs.clients(loaded)));
+    }
+
+    /** Starts the instance, stops it on SIGTERM/Ctrl-C; non-zero when it stopped on a fatal error. */
+    static int runUntilStopped(Instance instance) throws InterruptedException {
+        try {
+            instance.start();
+        } catch (Exception e) {
+            System.err.println("weir: cannot start: " + e.getMessage());
+            instance.close();
+            return 1;
+        }
+        Thread hook = new Thread(instance::close, "weir-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        Throwable fatal = instance.awaitTermination();
+        if (fatal != null) {
+            System.err.println("weir: stopped: " + fatal);
+            return 1;
+        }
+        return 0;
+    }
+}
