@@ -48,6 +48,7 @@ import org.slf4j.LoggerFactory;
 final class Execution implements SourceLoop.Execution {
     private static final Logger LOG = LoggerFactory.getLogger(Execution.class);
     private static final Duration RESTORE_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration WORKER_STOP_TIMEOUT = Duration.ofSeconds(10);
 
     /** What an execution is built from; shared by all executions of an instance. */
     record Context(InstanceSettings settings, KafkaClients clients, SnapshotStore snapshots,
@@ -278,8 +279,9 @@ final class Execution implements SourceLoop.Execution {
 
     /**
      * Stops in the order that keeps exactly-once: no new checkpoint and no new upload; the commit in
-     * flight finishes (or fails); workers stop; producers close, leaving open transactions to be
-     * aborted by the next execution's producers; state is released.
+     * flight finishes (or fails); workers stop; the open transactions are aborted (when a worker
+     * hangs in a send, they are left to the next execution's producers, whose initialisation aborts
+     * them); producers close; state is released.
      */
     @Override
     public void stop() {
@@ -294,16 +296,31 @@ final class Execution implements SourceLoop.Execution {
             }
         }
         workers.forEach(Worker::requestStop);
+        boolean allStopped = awaitWorkers(WORKER_STOP_TIMEOUT);
         if (producers != null) {
-            producers.close(); // unblocks a worker waiting in flush
+            if (allStopped) {
+                producers.abortOpen();
+            }
+            producers.close(); // also unblocks a worker still waiting in flush
         }
+        awaitWorkers(null);
+        stores.forEach(StateStore::close);
+    }
+
+    /** Waits for the workers, at most {@code timeout} (null: as long as it takes). */
+    private boolean awaitWorkers(Duration timeout) {
         for (Worker w : workers) {
             try {
-                w.awaitStopped();
+                if (timeout == null) {
+                    w.awaitStopped();
+                } else if (!w.awaitStopped(timeout)) {
+                    return false;
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                return false;
             }
         }
-        stores.forEach(StateStore::close);
+        return true;
     }
 }

@@ -78,6 +78,10 @@ public final class Worker implements Runnable {
         finished.await();
     }
 
+    public boolean awaitStopped(java.time.Duration timeout) throws InterruptedException {
+        return finished.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
     /** Ends the loop without waiting; for a worker that was never started. */
     public void markFinished() {
         running = false;

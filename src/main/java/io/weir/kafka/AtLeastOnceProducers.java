@@ -54,6 +54,9 @@ public final class AtLeastOnceProducers implements EpochProducers {
     }
 
     @Override
+    public void abortOpen() {}
+
+    @Override
     public void close() {
         producer.close(Duration.ZERO);
     }

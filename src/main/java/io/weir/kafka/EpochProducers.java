@@ -19,7 +19,14 @@ public interface EpochProducers extends EpochOutputs, AutoCloseable {
     void commit(long checkpointId, List<TaskCheckpoint> tasks, Map<InputPartition, Long> positions, Object fencingToken)
             throws Exception;
 
-    /** Closes every producer at once: open transactions are left to be aborted by the next owner. */
+    /**
+     * Aborts the open transactions, so read_committed readers downstream are not held up until the
+     * transaction timeout. Best effort: an abort that fails is left to the next owner of the
+     * transactional id, whose initialisation aborts it.
+     */
+    void abortOpen();
+
+    /** Closes every producer at once; any transaction still open is left to the next owner. */
     @Override
     void close();
 }

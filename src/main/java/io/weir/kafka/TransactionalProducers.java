@@ -119,6 +119,19 @@ public final class TransactionalProducers implements EpochProducers {
     }
 
     @Override
+    public synchronized void abortOpen() {
+        for (Map.Entry<Long, Integer> e : epochSlot.entrySet()) {
+            try {
+                slots.get(e.getValue()).abortTransaction();
+            } catch (RuntimeException failure) {
+                LOG.debug("aborting the transaction of epoch {} failed: {}", e.getKey(), failure.toString());
+            }
+        }
+        epochSlot.clear();
+        outputs.clear();
+    }
+
+    @Override
     public void close() {
         for (KafkaProducer<byte[], byte[]> p : slots) {
             p.close(Duration.ZERO);
