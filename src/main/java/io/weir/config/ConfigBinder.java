@@ -16,7 +16,7 @@ import java.util.function.Supplier;
 final class ConfigBinder {
 
   private static final String NAME_RULE =
-      "a-z, A-Z, 0-9, '.', '_' and '-' (at most " + ConfigShape.MAX_NAME_LENGTH + " characters)";
+      "made of a-z, A-Z, 0-9, '.', '_' and '-' (at most " + ConfigShape.MAX_NAME_LENGTH + " characters)";
 
   /** Client properties Weir sets itself, with what to do instead. */
   private static final Map<String, String> MANAGED_PROPERTIES = managedProperties();

@@ -57,7 +57,7 @@ final class EnvSubstitution {
       } else if (text.startsWith("${", i)) {
         int end = text.indexOf('}', i + 2);
         if (end < 0) {
-          errors.add(scalar.origin(), path + ": unterminated ${ in " + text
+          errors.addBroken(scalar.origin(), path + ": unterminated ${ in " + text
               + ", expected ${NAME} or ${NAME:default}");
           return text;
         }
@@ -76,7 +76,7 @@ final class EnvSubstitution {
     String name = colon < 0 ? reference : reference.substring(0, colon);
     String fallback = colon < 0 ? null : reference.substring(colon + 1);
     if (!VARIABLE_NAME.matcher(name).matches()) {
-      errors.add(scalar.origin(), path + ": ${" + reference + "} does not name a variable, "
+      errors.addBroken(scalar.origin(), path + ": ${" + reference + "} does not name a variable, "
           + "expected ${NAME} or ${NAME:default} with NAME of letters, digits and _");
       return "";
     }
@@ -85,7 +85,7 @@ final class EnvSubstitution {
       return value;
     }
     if (fallback == null) {
-      errors.add(scalar.origin(), path + ": environment variable " + name
+      errors.addBroken(scalar.origin(), path + ": environment variable " + name
           + " is not set and ${" + name + "} has no default; set it or write ${" + name
           + ":default}");
       return "";

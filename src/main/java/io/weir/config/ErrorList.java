@@ -2,8 +2,10 @@ package io.weir.config;
 
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The problems found so far while loading one configuration. Loading goes on after a problem so
@@ -13,9 +15,21 @@ import java.util.List;
 final class ErrorList {
 
   private final List<ConfigError> errors = new ArrayList<>();
+  private final Set<Origin> broken = new HashSet<>();
 
   void add(Origin at, String message) {
+    if (!broken.contains(at)) {
+      errors.add(at.error(message));
+    }
+  }
+
+  /**
+   * Reports a value that could not even be read, such as one naming an unset variable; later
+   * errors at the same origin would only repeat it in other words, so they are dropped.
+   */
+  void addBroken(Origin at, String message) {
     errors.add(at.error(message));
+    broken.add(at);
   }
 
   int size() {

@@ -87,6 +87,7 @@ final class Overrides {
       return value;
     }
     String here = String.join(".", path.subList(0, index));
+    String shown = index == 0 ? "the top level" : here;
     if (node == null || node instanceof YamlNode.Scalar scalar && scalar.isNull()) {
       node = YamlNode.Mapping.empty(value.origin());
     }
@@ -106,13 +107,16 @@ final class Overrides {
         position = -1;
       }
       if (position < 0 || position > size) {
-        throw new PathException(here + " is a list of " + size + " items; expected an index from"
-            + " 0 to " + (size - 1) + " (or " + size + " to append), was " + path.get(index));
+        throw new PathException(size == 0
+            ? shown + " is an empty list; expected index 0 to append, was " + path.get(index)
+            : shown + " is a list of " + size + (size == 1 ? " item" : " items")
+                + "; expected an index from 0 to " + (size - 1) + ", or " + size
+                + " to append, was " + path.get(index));
       }
       YamlNode child = position < size ? sequence.items().get(position) : null;
       return sequence.with(position, set(child, path, index + 1, value));
     }
-    throw new PathException(here + " is a single value (" + node.describe()
+    throw new PathException(shown + " is a single value (" + node.describe()
         + "), so it has no key " + path.get(index));
   }
 

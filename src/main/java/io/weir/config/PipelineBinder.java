@@ -78,8 +78,7 @@ final class PipelineBinder {
     Origin origin = entry.key().origin();
     if (!ConfigShape.STEP_TYPES.contains(type)) {
       errors.add(origin, "unknown step type " + type + " at " + path + ", expected one of "
-          + types + Spelling.closest(type, ConfigShape.STEP_TYPES)
-              .map(name -> "; did you mean " + name + "?").orElse(""));
+          + types + Spelling.hint(type, ConfigShape.STEP_TYPES));
       return new Bound(null, origin, null, Optional.empty());
     }
     YamlNode.Mapping settings = YamlNode.Mapping.empty(entry.value().origin());
@@ -120,18 +119,17 @@ final class PipelineBinder {
           + "was " + first.type());
     }
     Bound last = steps.get(steps.size() - 1);
-    if (last.type() != null && !last.type().equals("sink")) {
+    if (last.type() != null && !last.type().equals("sink") && (steps.size() > 1
+        || last.type().equals("source"))) {
       root.error(last.origin(), "pipeline must end with a sink, the step that writes the "
           + "results, but its last step pipeline." + (steps.size() - 1) + " is " + last.type());
     }
-    for (int i = 1; i < steps.size(); i++) {
-      if ("source".equals(steps.get(i).type())) {
-        root.error(steps.get(i).origin(), "pipeline." + i + ": a source may only be the first step");
-      }
-    }
-    for (int i = 0; i < steps.size() - 1; i++) {
-      if ("sink".equals(steps.get(i).type())) {
-        root.error(steps.get(i).origin(), "pipeline." + i + ": a sink may only be the last step");
+    for (int i = 1; i < steps.size() - 1; i++) {
+      Bound step = steps.get(i);
+      if ("source".equals(step.type())) {
+        root.error(step.origin(), "pipeline." + i + ": a source may only be the first step");
+      } else if ("sink".equals(step.type())) {
+        root.error(step.origin(), "pipeline." + i + ": a sink may only be the last step");
       }
     }
   }

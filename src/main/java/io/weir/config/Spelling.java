@@ -26,9 +26,9 @@ final class Spelling {
     return Optional.ofNullable(best);
   }
 
-  /** Appends {@code ", did you mean X?"} when a close known name exists. */
+  /** {@code "; did you mean X?"} when a close known name exists, else an empty string. */
   static String hint(String written, Collection<String> known) {
-    return closest(written, known).map(name -> ", did you mean " + name + "?").orElse("");
+    return closest(written, known).map(name -> "; did you mean " + name + "?").orElse("");
   }
 
   static int distance(String a, String b) {
