@@ -58,8 +58,14 @@ final class YamlParser {
   private static void reportSyntaxError(String file, MarkedYAMLException e, ErrorList errors) {
     Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
     StringBuilder message = new StringBuilder("invalid YAML: ");
-    message.append(e.getProblem() != null ? oneLine(e.getProblem()) : oneLine(e.getMessage()));
-    if (e.getContext() != null && e.getContextMark() != null && mark != e.getContextMark()) {
+    String problem = e.getProblem() != null ? oneLine(e.getProblem()) : oneLine(e.getMessage());
+    if (problem.startsWith("but ") && e.getContext() != null) {
+      message.append(oneLine(e.getContext())).append(' ').append(problem);
+    } else {
+      message.append(problem);
+    }
+    if (!problem.startsWith("but ") && e.getContext() != null && e.getContextMark() != null
+        && mark != e.getContextMark()) {
       Mark context = e.getContextMark();
       message.append(" (").append(oneLine(e.getContext())).append(" at line ")
           .append(context.getLine() + 1).append(", column ").append(context.getColumn() + 1)
