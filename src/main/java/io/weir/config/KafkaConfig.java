@@ -1,0 +1,60 @@
+package io.weir.config;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * How to reach Kafka: the bootstrap servers and extra client properties, given to every client
+ * ({@code properties}) or to one kind of client only ({@code consumer}, {@code producer},
+ * {@code admin}). The {@code ...Properties()} methods merge them, the more specific map winning,
+ * into what a client is created with. Properties that Weir sets itself are refused at loading.
+ */
+public record KafkaConfig(
+    String bootstrap,
+    Map<String, String> properties,
+    Map<String, String> consumer,
+    Map<String, String> producer,
+    Map<String, String> admin) {
+
+  public static final String DEFAULT_BOOTSTRAP = "localhost:9092";
+
+  public KafkaConfig {
+    Objects.requireNonNull(bootstrap, "bootstrap");
+    if (bootstrap.isBlank()) {
+      throw new IllegalArgumentException("kafka.bootstrap must not be empty");
+    }
+    properties = copy(properties);
+    consumer = copy(consumer);
+    producer = copy(producer);
+    admin = copy(admin);
+  }
+
+  /** Bootstrap servers, the shared properties and the consumer's own. */
+  public Map<String, String> consumerProperties() {
+    return merged(consumer);
+  }
+
+  /** Bootstrap servers, the shared properties and the producers' own. */
+  public Map<String, String> producerProperties() {
+    return merged(producer);
+  }
+
+  /** Bootstrap servers, the shared properties and the admin client's own. */
+  public Map<String, String> adminProperties() {
+    return merged(admin);
+  }
+
+  private Map<String, String> merged(Map<String, String> specific) {
+    Map<String, String> merged = new LinkedHashMap<>();
+    merged.put("bootstrap.servers", bootstrap);
+    merged.putAll(properties);
+    merged.putAll(specific);
+    return Collections.unmodifiableMap(merged);
+  }
+
+  private static Map<String, String> copy(Map<String, String> map) {
+    return Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(map)));
+  }
+}
