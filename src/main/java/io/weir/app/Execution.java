@@ -53,7 +53,7 @@ final class Execution implements SourceLoop.Execution {
     /** What an execution is built from; shared by all executions of an instance. */
     record Context(InstanceSettings settings, KafkaClients clients, SnapshotStore snapshots,
             ScheduledExecutorService coordinatorLoop, ExecutorService uploads, ExecutorService committer,
-            LongSupplier clock, Counters counters, Instance.Stats stats, SourceLoop source) {}
+            LongSupplier clock, Counters counters, Instance.Stats stats, SourceLoop source, Seams seams) {}
 
     private final Map<InputPartition, Channel> channels = new HashMap<>();
     private final Map<InputPartition, Worker> workerOf = new HashMap<>();
@@ -110,7 +110,7 @@ final class Execution implements SourceLoop.Execution {
                         positions -> ctx.source().commitOffsets(positions, ctx.stats().lastCompletedCheckpoint()));
         SnapshotRetention retention = new SnapshotRetention(s.retain(), ctx.snapshots(), ctx.uploads());
         coordinator = new CheckpointCoordinator(new CheckpointCoordinator.Setup(s.checkpoint(), taskInputs,
-                lastCompleted, io(ctx), ctx.snapshots(), ctx.coordinatorLoop(), ctx.uploads(), ctx.committer(),
+                lastCompleted, ctx.seams().checkpointIo().apply(io(ctx)), ctx.snapshots(), ctx.coordinatorLoop(), ctx.uploads(), ctx.committer(),
                 ctx.clock(), listener(ctx, retention)));
         TaskEnvironment env = new TaskEnvironment(s.exactlyOnce(), producers, coordinator.acks(), ctx.clock(),
                 ctx.counters());

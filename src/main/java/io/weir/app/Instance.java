@@ -70,9 +70,16 @@ public final class Instance implements AutoCloseable {
         }
     }
 
+    private final Seams seams;
+
     public Instance(InstanceSettings settings, KafkaClients clients) {
+        this(settings, clients, Seams.NONE);
+    }
+
+    public Instance(InstanceSettings settings, KafkaClients clients, Seams seams) {
         this.settings = settings;
         this.clients = clients;
+        this.seams = seams;
     }
 
     public Counters counters() {
@@ -115,15 +122,16 @@ public final class Instance implements AutoCloseable {
                 abortLeftovers(topics);
             }
         }
-        snapshots = settings.snapshots() == InstanceSettings.SnapshotStoreKind.KAFKA
+        snapshots = seams.snapshots().apply(settings.snapshots() == InstanceSettings.SnapshotStoreKind.KAFKA
                 ? new KafkaSnapshotStore(clients, settings.snapshotTopic(), clientId())
-                : new FileSnapshotStore(settings.snapshotDir());
+                : new FileSnapshotStore(settings.snapshotDir()));
         coordinatorLoop = Executors.newSingleThreadScheduledExecutor(named("weir-coordinator"));
         uploads = Executors.newFixedThreadPool(2, named("weir-upload"));
         committer = Executors.newSingleThreadExecutor(named("weir-committer"));
         RestartStrategy restart = new RestartStrategy(settings.restart(), ThreadLocalRandom.current()::nextDouble);
         source = new SourceLoop(
-                clients.sourceConsumer(settings.application(), settings.instanceId(), clientId()),
+                clients.sourceConsumer(settings.application(), settings.instanceId(), clientId(),
+                        settings.resetToEarliest()),
                 settings.stage().inputTopics(),
                 this::startExecution,
                 restart,
@@ -165,7 +173,7 @@ public final class Instance implements AutoCloseable {
     private SourceLoop.Execution startExecution(
             java.util.Set<InputPartition> assigned, Map<InputPartition, Long> committedCheckpoints) throws Exception {
         return Execution.start(new Execution.Context(settings, clients, snapshots, coordinatorLoop, uploads,
-                committer, clock, counters, stats, source), assigned, committedCheckpoints);
+                committer, clock, counters, stats, source, seams), assigned, committedCheckpoints);
     }
 
     /** Whether the instance stopped (a fatal error, or closed). */

@@ -55,7 +55,7 @@ public final class ConfigLoader {
   }
 
   /** Loads configuration text; {@code fileName} is how errors name it. */
-  WeirConfig load(String fileName, String text, Map<String, String> env, List<String> overrides)
+  public WeirConfig load(String fileName, String text, Map<String, String> env, List<String> overrides)
       throws ConfigException {
     ErrorList errors = new ErrorList();
     try {

@@ -42,7 +42,8 @@ public final class KafkaClients {
     }
 
     /** The source consumer: a group member with static membership, reading committed data only. */
-    public KafkaConsumer<byte[], byte[]> sourceConsumer(String groupId, String instanceId, String clientId) {
+    public KafkaConsumer<byte[], byte[]> sourceConsumer(String groupId, String instanceId, String clientId,
+            boolean resetToEarliest) {
         Map<String, Object> p = base(consumer);
         p.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
         p.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "30000");
@@ -51,7 +52,8 @@ public final class KafkaClients {
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none");
+        // Weir seeks every partition itself; the reset only matters for one without a checkpoint.
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, resetToEarliest ? "earliest" : "latest");
         // Range assignment gives partition p of every input topic to the same member: co-partitioning.
         p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RangeAssignor.class.getName());
         return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());

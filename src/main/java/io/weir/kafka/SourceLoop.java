@@ -314,6 +314,8 @@ public final class SourceLoop implements Runnable {
             Set<InputPartition> inputs = new HashSet<>();
             assigned.forEach(tp -> inputs.add(toInput(tp)));
             execution = lifecycle.start(inputs, checkpoints);
+            List<TopicPartition> fromStart = new ArrayList<>();
+            List<TopicPartition> fromEnd = new ArrayList<>();
             for (TopicPartition tp : assigned) {
                 InputPartition ip = toInput(tp);
                 Channel channel = execution.channels().get(ip);
@@ -323,14 +325,20 @@ public final class SourceLoop implements Runnable {
                 Long position = execution.startPositions().get(ip);
                 if (position != null) {
                     consumer.seek(tp, position);
-                } else if (resetToEarliest) {
-                    consumer.seekToBeginning(List.of(tp));
                 } else {
-                    consumer.seekToEnd(List.of(tp));
+                    (resetToEarliest ? fromStart : fromEnd).add(tp);
                 }
-                Feed feed = new Feed(ip, channel);
-                feed.nextOffset = consumer.position(tp);
-                feeds.put(tp, feed);
+                feeds.put(tp, new Feed(ip, channel));
+            }
+            // An empty list would mean "all assigned partitions" to these two calls.
+            if (!fromStart.isEmpty()) {
+                consumer.seekToBeginning(fromStart);
+            }
+            if (!fromEnd.isEmpty()) {
+                consumer.seekToEnd(fromEnd);
+            }
+            for (Map.Entry<TopicPartition, Feed> f : feeds.entrySet()) {
+                f.getValue().nextOffset = consumer.position(f.getKey());
             }
             consumer.resume(assigned);
             recordsSinceBarrier = 0;
