@@ -19,6 +19,10 @@ public final class Channel {
     private final int capacity;
     private final ConcurrentLinkedQueue<Element> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger records = new AtomicInteger();
+    /** Set by the writer when it holds records back; cleared by the reader when it wakes the writer. */
+    private final java.util.concurrent.atomic.AtomicBoolean writerWaiting =
+            new java.util.concurrent.atomic.AtomicBoolean();
+    private volatile Runnable wakeWriter = () -> {};
 
     public Channel(int index, String name, int capacity) {
         if (capacity < 1) {
@@ -60,10 +64,25 @@ public final class Channel {
     /** Reader side: removes and returns the head, or null. */
     public Element poll() {
         Element e = queue.poll();
-        if (e instanceof Record) {
-            records.decrementAndGet();
+        if (e instanceof Record && records.decrementAndGet() <= capacity / 2 && writerWaiting.get()
+                && writerWaiting.compareAndSet(true, false)) {
+            wakeWriter.run();
         }
         return e;
+    }
+
+    /**
+     * Writer side: asks to be woken (by {@code wake}, on the reader's thread) once the channel has
+     * drained to half its capacity. Returns false when it already has, so no wake-up is lost.
+     */
+    public boolean wakeWhenDrained(Runnable wake) {
+        wakeWriter = wake;
+        writerWaiting.set(true);
+        if (records.get() <= capacity / 2) {
+            writerWaiting.set(false);
+            return false;
+        }
+        return true;
     }
 
     public boolean isEmpty() {

@@ -116,6 +116,7 @@ public final class SourceLoop implements Runnable {
     private boolean restartPending;
     private long restartAt;
     private long nextLagUpdate;
+    private boolean refillAgain;
 
     public SourceLoop(KafkaConsumer<byte[], byte[]> consumer, List<String> topics, Lifecycle lifecycle,
             RestartStrategy restart, boolean resetToEarliest, LongSupplier clock) {
@@ -143,7 +144,7 @@ public final class SourceLoop implements Runnable {
                 refill();
                 ConsumerRecords<byte[], byte[]> records;
                 try {
-                    records = consumer.poll(POLL);
+                    records = consumer.poll(refillAgain ? Duration.ZERO : POLL);
                 } catch (WakeupException e) {
                     continue;
                 }
@@ -390,6 +391,7 @@ public final class SourceLoop implements Runnable {
             if (!feed.overflow.isEmpty() && !feed.paused) {
                 consumer.pause(List.of(tp));
                 feed.paused = true;
+                feed.channel.wakeWhenDrained(consumer::wakeup);
             }
             execution.wake(feed.partition);
         }
@@ -397,6 +399,7 @@ public final class SourceLoop implements Runnable {
 
     /** Moves overflow into channels that drained; resumes partitions whose overflow is empty. */
     private void refill() {
+        refillAgain = false;
         for (Map.Entry<TopicPartition, Feed> e : feeds.entrySet()) {
             Feed f = e.getValue();
             if (f.overflow.isEmpty()) {
@@ -414,6 +417,8 @@ public final class SourceLoop implements Runnable {
             if (f.overflow.isEmpty() && f.paused) {
                 consumer.resume(List.of(e.getKey()));
                 f.paused = false;
+            } else if (!f.overflow.isEmpty() && !f.channel.wakeWhenDrained(consumer::wakeup)) {
+                refillAgain = true; // drained while we looked: do not wait in poll
             }
         }
     }

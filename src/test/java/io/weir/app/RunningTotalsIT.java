@@ -1,0 +1,166 @@
+package io.weir.app;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weir.config.ConfigLoader;
+import io.weir.config.WeirConfig;
+import io.weir.fixtures.KafkaFixture;
+import io.weir.kafka.KafkaClients;
+import io.weir.kafka.Topics;
+import io.weir.tools.OrderGenerator;
+import io.weir.tools.RunningTotalsVerifier;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The running-totals job in-process on a real broker: happy path, backpressure, restart, start-up checks. */
+@Timeout(180)
+class RunningTotalsIT {
+    private static final Duration DEADLINE = Duration.ofSeconds(90);
+
+    /** A running-totals job on fresh topics, with extra overrides. */
+    private static final class Job {
+        final String app = KafkaFixture.uniqueTopic("rt");
+        final String orders = KafkaFixture.createTopic(app + "-orders", 4);
+        final String totals = app + "-totals";
+        final WeirConfig config;
+
+        Job(String... overrides) throws Exception {
+            List<String> sets = new ArrayList<>(List.of(
+                    "application=" + app,
+                    "instance-id=i1",
+                    "kafka.bootstrap=" + KafkaFixture.bootstrap(),
+                    "pipeline.0.source.topic=" + orders,
+                    "pipeline.2.sink.topic=" + totals,
+                    "processing.checkpoint.interval=200ms",
+                    "processing.restart.initial-backoff=100ms"));
+            sets.addAll(List.of(overrides));
+            config = new ConfigLoader().load(Path.of("config/examples/running-totals.yaml"), Map.of(), sets);
+        }
+
+        Instance start() throws Exception {
+            Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config));
+            instance.start();
+            return instance;
+        }
+
+        void produce(long count, long seed) {
+            try (OrderGenerator g = new OrderGenerator(KafkaFixture.bootstrap(), orders, 200, seed)) {
+                g.send(count);
+            }
+        }
+
+        RunningTotalsVerifier.Result verify(boolean exactlyOnce) throws Exception {
+            return new RunningTotalsVerifier(KafkaFixture.bootstrap()).verify(orders, totals, exactlyOnce);
+        }
+
+        /** Waits until the read_committed output holds as many records as there are inputs. */
+        void awaitVerified(long inputs) {
+            await().atMost(DEADLINE).pollInterval(Duration.ofMillis(250)).until(() -> {
+                RunningTotalsVerifier.Result r = verify(true);
+                return r.outputs() >= inputs && r.ok();
+            });
+        }
+    }
+
+    @Test
+    void everyOrderCountsExactlyOnceInTheRunningTotals() throws Exception {
+        Job job = new Job();
+        job.produce(20_000, 1);
+        try (Instance instance = job.start()) {
+            job.awaitVerified(20_000);
+            assertTrue(instance.stats().lastCompletedCheckpoint() > 0);
+        }
+        RunningTotalsVerifier.Result result = job.verify(true);
+        assertTrue(result.ok(), result.toString());
+        assertEquals(20_000, result.inputs());
+    }
+
+    @Test
+    void tinyChannelsPausePartitionsWithoutLosingOrReorderingRecords() throws Exception {
+        Job job = new Job("processing.channel-capacity=2", "processing.threads=1");
+        job.produce(10_000, 2);
+        try (Instance instance = job.start()) {
+            job.awaitVerified(10_000);
+        }
+        assertTrue(job.verify(true).ok());
+    }
+
+    @Test
+    void aRestartedInstanceContinuesFromItsLastCheckpoint() throws Exception {
+        Job job = new Job();
+        job.produce(5_000, 3);
+        try (Instance first = job.start()) {
+            job.awaitVerified(5_000);
+        }
+        job.produce(5_000, 4); // seqs restart at 1 for the new generator: totals still add up per order
+        try (Instance second = job.start()) {
+            job.awaitVerified(10_000);
+            await().atMost(DEADLINE).until(() -> second.stats().lastCompletedCheckpoint() > 0);
+        }
+        RunningTotalsVerifier.Result result = job.verify(true);
+        assertTrue(result.ok(), result.toString());
+        assertEquals(10_000, result.outputs());
+    }
+
+    @Test
+    void atLeastOnceLosesNothing() throws Exception {
+        Job job = new Job("processing.guarantee=at-least-once");
+        job.produce(10_000, 5);
+        try (Instance instance = job.start()) {
+            await().atMost(DEADLINE).pollInterval(Duration.ofMillis(250)).until(() -> job.verify(false).ok());
+        }
+        assertTrue(job.verify(false).ok());
+    }
+
+    @Test
+    void aLeftoverTransactionOutsideThePoolIsAbortedAtStart() throws Exception {
+        Job job = new Job("processing.checkpoint.max-concurrent=1");
+        KafkaFixture.createTopic(job.totals, 4);
+        // A predecessor with a larger pool left transactional id slot 5 open on the output topic.
+        KafkaClients clients = KafkaClients.of(KafkaFixture.bootstrap());
+        try (KafkaProducer<byte[], byte[]> leftover = clients.transactionalProducer(job.app + "-i1-5", 600_000)) {
+            leftover.initTransactions();
+            leftover.beginTransaction();
+            leftover.send(new ProducerRecord<>(job.totals, "u0".getBytes(StandardCharsets.UTF_8),
+                    "{\"user\":\"u0\",\"count\":99}".getBytes(StandardCharsets.UTF_8))).get();
+            leftover.flush();
+            job.produce(2_000, 6);
+            // The open transaction pins the last stable offset: without the abort, read_committed
+            // readers of the output would see nothing for ten minutes.
+            try (Instance instance = job.start()) {
+                job.awaitVerified(2_000);
+            }
+        }
+        assertTrue(job.verify(true).ok());
+    }
+
+    @Test
+    void aTransactionTimeoutAboveTheBrokersLimitIsRefusedNamingBothSettings() throws Exception {
+        Job job = new Job("processing.transaction-timeout=2h");
+        Instance instance = new Instance(Jobs.settings(job.config), Jobs.clients(job.config));
+        Topics.StartupException e = assertThrows(Topics.StartupException.class, instance::start);
+        instance.close();
+        assertTrue(e.getMessage().contains("processing.transaction-timeout"), e.getMessage());
+        assertTrue(e.getMessage().contains("transaction.max.timeout.ms"), e.getMessage());
+    }
+
+    @Test
+    void aCheckpointTimeoutTooCloseToTheTransactionTimeoutIsRefused() throws Exception {
+        Job job = new Job("processing.transaction-timeout=30s", "processing.checkpoint.timeout=29s");
+        Instance instance = new Instance(Jobs.settings(job.config), Jobs.clients(job.config));
+        Topics.StartupException e = assertThrows(Topics.StartupException.class, instance::start);
+        instance.close();
+        assertTrue(e.getMessage().contains("processing.checkpoint.timeout"), e.getMessage());
+    }
+}
