@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class OverridesTest {
@@ -132,6 +131,5 @@ class OverridesTest {
             "http.port must be a whole number between -1 and 65535, was x"),
         new ConfigError("--set processing.threads", 0, 0,
             "processing.threads must be at least 1, was 0")), errors);
-    assertEquals(Optional.empty(), Optional.<String>empty());
   }
 }
