@@ -58,9 +58,8 @@ public final class ValidateCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     try {
       WeirConfig loaded = new ConfigLoader().load(config, env, overrides);
-      int steps = loaded.pipeline().steps().size();
-      out.printf("ok: %s (application %s, %d %s)%n", config, loaded.application(), steps,
-          steps == 1 ? "step" : "steps");
+      out.printf("ok: %s (application %s, %d steps)%n", config, loaded.application(),
+          loaded.pipeline().steps().size());
       out.flush();
       return 0;
     } catch (ConfigException e) {
