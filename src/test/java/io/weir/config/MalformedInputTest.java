@@ -21,7 +21,7 @@ class MalformedInputTest {
   void randomlyDamagedExamplesNeverEscapeAsOtherExceptions() throws IOException {
     String example = Files.readString(Path.of("config/examples/running-totals.yaml"));
     Random random = new Random(7L);
-    for (int i = 0; i < 400; i++) {
+    for (int i = 0; i < 250; i++) {
       String damaged = damage(example, random, 1 + random.nextInt(4));
       try {
         new ConfigLoader(() -> "host").load(Configs.FILE, damaged, Map.of(), List.of());
@@ -41,7 +41,7 @@ class MalformedInputTest {
     List<String> keys = List.of("application", "pipeline.1.aggregate.sum", "pipeline.0",
         "pipeline.5.x", "processing.state", "kafka.properties.a.b", "http.port", "pipeline",
         "", "processing.restart.strategy", ".", "a..b");
-    for (int i = 0; i < 300; i++) {
+    for (int i = 0; i < 200; i++) {
       String override = keys.get(random.nextInt(keys.size())) + "="
           + damage("{a: [1, b], c: d}", random, random.nextInt(3));
       try {
@@ -60,7 +60,7 @@ class MalformedInputTest {
     String example = Files.readString(Path.of("config/examples/running-totals.yaml"));
     long lines = example.lines().count() + 1;
     Random random = new Random(3L);
-    for (int i = 0; i < 150; i++) {
+    for (int i = 0; i < 100; i++) {
       String damaged = damage(example, random, 2);
       try {
         new ConfigLoader(() -> "host").load(Configs.FILE, damaged, Map.of(), List.of());
