@@ -73,8 +73,7 @@ public final class ConfigLoader {
       if (!(tree instanceof YamlNode.Mapping root)) {
         errors.add(tree.origin(), "the top level must be a mapping of settings (application, "
             + "kafka, processing, pipeline, ...), was " + tree.describe());
-        errors.throwIfAny();
-        throw new IllegalStateException("unreachable");
+        throw errors.toException();
       }
       Optional<WeirConfig> config =
           new ConfigBinder(hostName).bind(new Section("", "", root, errors));
@@ -83,8 +82,7 @@ public final class ConfigLoader {
     } catch (RuntimeException e) {
       errors.add(Origin.of(fileName), "internal error while loading the configuration, please "
           + "report it: " + e);
-      errors.throwIfAny();
-      throw e;
+      throw errors.toException();
     }
   }
 

@@ -61,16 +61,20 @@ final class ErrorList {
   }
 
   void throwIfAny() throws ConfigException {
-    if (errors.isEmpty()) {
-      return;
+    if (!errors.isEmpty()) {
+      throw toException();
     }
+  }
+
+  /** The errors reported so far as an exception; there must be at least one. */
+  ConfigException toException() {
     List<ConfigError> sorted = new ArrayList<>(new LinkedHashSet<>(errors));
     sorted.sort(
         Comparator.comparingInt((ConfigError e) -> rank(e.file()))
             .thenComparing((ConfigError e) -> e.hasPosition() ? 0 : 1)
             .thenComparingInt(ConfigError::line)
             .thenComparingInt(ConfigError::column));
-    throw new ConfigException(sorted);
+    return new ConfigException(sorted);
   }
 
   private int rank(String file) {
