@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -57,7 +58,9 @@ public final class ConfigLoader {
   /** Loads configuration text; {@code fileName} is how errors name it. */
   public WeirConfig load(String fileName, String text, Map<String, String> env, List<String> overrides)
       throws ConfigException {
-    ErrorList errors = new ErrorList();
+    List<String> sources = new ArrayList<>(List.of(fileName));
+    sources.addAll(Overrides.sources(overrides));
+    ErrorList errors = new ErrorList(sources);
     try {
       Optional<YamlNode> parsed = YamlParser.parse(fileName, text, errors);
       errors.throwIfAny();
@@ -70,8 +73,7 @@ public final class ConfigLoader {
       if (!(tree instanceof YamlNode.Mapping root)) {
         errors.add(tree.origin(), "the top level must be a mapping of settings (application, "
             + "kafka, processing, pipeline, ...), was " + tree.describe());
-        errors.throwIfAny();
-        throw new IllegalStateException("unreachable");
+        throw errors.toException();
       }
       Optional<WeirConfig> config =
           new ConfigBinder(hostName).bind(new Section("", "", root, errors));
@@ -80,8 +82,7 @@ public final class ConfigLoader {
     } catch (RuntimeException e) {
       errors.add(Origin.of(fileName), "internal error while loading the configuration, please "
           + "report it: " + e);
-      errors.throwIfAny();
-      throw e;
+      throw errors.toException();
     }
   }
 

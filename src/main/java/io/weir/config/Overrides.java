@@ -18,6 +18,16 @@ final class Overrides {
   private final String file;
   private final ErrorList errors;
 
+  /** How errors name each override's value, in the order given, for ordering errors. */
+  static List<String> sources(List<String> overrides) {
+    return overrides.stream().map(o -> "--set " + key(o)).toList();
+  }
+
+  private static String key(String override) {
+    int equals = override.indexOf('=');
+    return equals < 0 ? override.strip() : override.substring(0, equals).strip();
+  }
+
   Overrides(String file, ErrorList errors) {
     this.file = file;
     this.errors = errors;
@@ -28,7 +38,7 @@ final class Overrides {
     YamlNode result = root;
     for (String override : overrides) {
       int equals = override.indexOf('=');
-      String key = equals < 0 ? override.strip() : override.substring(0, equals).strip();
+      String key = key(override);
       Origin origin = Origin.of("--set " + key);
       if (equals < 0 || key.isEmpty() || key.startsWith(".") || key.endsWith(".")
           || key.contains("..")) {
@@ -89,7 +99,9 @@ final class Overrides {
     String here = String.join(".", path.subList(0, index));
     String shown = index == 0 ? "the top level" : here;
     if (node == null || node instanceof YamlNode.Scalar scalar && scalar.isNull()) {
-      node = YamlNode.Mapping.empty(value.origin());
+      boolean index0 = path.get(index).matches("\\d+") && !ConfigShape.PROPERTY_MAPS.contains(here);
+      node = index0 ? new YamlNode.Sequence(List.of(), value.origin())
+          : YamlNode.Mapping.empty(value.origin());
     }
     if (node instanceof YamlNode.Mapping mapping) {
       boolean propertyName = ConfigShape.PROPERTY_MAPS.contains(here);

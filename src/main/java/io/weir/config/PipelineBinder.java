@@ -3,7 +3,6 @@ package io.weir.config;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Collectors;
 
 /**
  * Binds the {@code pipeline} list to a {@link Pipeline}: each item is a single-key mapping whose
@@ -157,9 +156,6 @@ final class PipelineBinder {
 
   /** The topics the pipeline reads and writes, for checks against other topics. */
   static List<String> topics(Pipeline pipeline) {
-    return pipeline.steps().stream()
-        .map(step -> step instanceof SourceStep s ? s.topic()
-            : step instanceof SinkStep k ? k.topic() : null)
-        .filter(topic -> topic != null).collect(Collectors.toList());
+    return List.of(pipeline.source().topic(), pipeline.sink().topic());
   }
 }

@@ -3,12 +3,10 @@ package io.weir.config;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
-import java.util.stream.Collectors;
+import java.util.regex.Pattern;
 
 /**
  * One mapping of the configuration being bound, such as {@code processing.checkpoint}, with typed
@@ -115,7 +113,7 @@ final class Section {
    * Keeps {@code value} if it matches {@code pattern} (and is at most {@code maxLength} long);
    * otherwise reports that {@code key} must be {@code expected} and returns empty.
    */
-  Optional<String> matching(String key, Optional<String> value, java.util.regex.Pattern pattern,
+  Optional<String> matching(String key, Optional<String> value, Pattern pattern,
       int maxLength, String expected) {
     if (value.isPresent()
         && (!pattern.matcher(value.get()).matches() || value.get().length() > maxLength)) {
@@ -252,11 +250,6 @@ final class Section {
       }
     }
     return entries;
-  }
-
-  Map<String, String> stringMap(String key) {
-    return stringEntries(key).stream().collect(Collectors.toMap(
-        StringEntry::key, StringEntry::value, (a, b) -> b, LinkedHashMap::new));
   }
 
   /** Reports every key of this section that {@link ConfigShape} does not list. */
