@@ -157,10 +157,11 @@ class RunningTotalsIT {
 
     @Test
     void aCheckpointTimeoutTooCloseToTheTransactionTimeoutIsRefused() throws Exception {
-        Job job = new Job("processing.transaction-timeout=30s", "processing.checkpoint.timeout=29s");
+        Job job = new Job("processing.transaction-timeout=40s", "processing.checkpoint.timeout=30s");
         Instance instance = new Instance(Jobs.settings(job.config), Jobs.clients(job.config));
         Topics.StartupException e = assertThrows(Topics.StartupException.class, instance::start);
         instance.close();
         assertTrue(e.getMessage().contains("processing.checkpoint.timeout"), e.getMessage());
+        assertTrue(e.getMessage().contains("processing.transaction-timeout"), e.getMessage());
     }
 }
