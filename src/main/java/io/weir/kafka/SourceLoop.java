@@ -173,6 +173,7 @@ public final class SourceLoop implements Runnable {
                 return;
             }
             if (recordsSinceBarrier == 0) {
+                LOG.debug("barrier {} skipped: no input since the last one", checkpointId);
                 receiver.skipped(checkpointId);
                 return;
             }
@@ -188,6 +189,7 @@ public final class SourceLoop implements Runnable {
                 execution.wake(f.partition);
             }
             recordsSinceBarrier = 0;
+            LOG.debug("barrier {} injected at {}", checkpointId, positions);
             receiver.injected(checkpointId, positions, consumer.groupMetadata());
         });
     }

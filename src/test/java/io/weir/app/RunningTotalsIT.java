@@ -49,6 +49,16 @@ class RunningTotalsIT {
         }
 
         Instance start() throws Exception {
+            return start(config);
+        }
+
+        /** Another member of the same group, with its own instance id. */
+        Instance startPeer(String instanceId) throws Exception {
+            return start(new WeirConfig(config.application(), instanceId, config.kafka(), config.processing(),
+                    config.deadLetter(), config.http(), config.pipeline()));
+        }
+
+        private static Instance start(WeirConfig config) throws Exception {
             Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config));
             instance.start();
             return instance;
@@ -111,6 +121,28 @@ class RunningTotalsIT {
         RunningTotalsVerifier.Result result = job.verify(true);
         assertTrue(result.ok(), result.toString());
         assertEquals(10_000, result.outputs());
+    }
+
+    @Test
+    void twoPeersShareThePartitionsAndOneTakesOverWhenTheOtherStops() throws Exception {
+        Job job = new Job("kafka.consumer.session.timeout.ms=6000");
+        job.produce(10_000, 7);
+        try (Instance a = job.start()) {
+            job.awaitVerified(10_000);
+            try (Instance b = job.startPeer("i2")) {
+                await().atMost(DEADLINE).until(() -> a.ready() && b.ready());
+                job.produce(10_000, 8);
+                job.awaitVerified(20_000);
+                assertTrue(b.counters().recordsIn.sum() > 0, "the peer processed none of the new orders");
+                assertTrue(a.counters().recordsIn.sum() > 10_000, "the first instance processed none of the new orders");
+            }
+            // b is gone: after its session times out, a owns all partitions again.
+            job.produce(10_000, 9);
+            job.awaitVerified(30_000);
+        }
+        RunningTotalsVerifier.Result result = job.verify(true);
+        assertTrue(result.ok(), result.toString());
+        assertEquals(30_000, result.outputs());
     }
 
     @Test
