@@ -58,7 +58,7 @@ public final class CheckpointRecords {
                     + TaskCheckpoint.FORMAT_VERSION);
         }
         Map<InputPartition, Long> positions = new HashMap<>();
-        root.path("offsets").fields().forEachRemaining(e -> positions.put(InputPartition.parse(e.getKey()),
+        root.path("offsets").properties().forEach(e -> positions.put(InputPartition.parse(e.getKey()),
                 e.getValue().asLong()));
         List<StoredFile> files = new ArrayList<>();
         for (JsonNode f : root.path("state").path("files")) {

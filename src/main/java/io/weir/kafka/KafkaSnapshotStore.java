@@ -124,7 +124,7 @@ public final class KafkaSnapshotStore implements SnapshotStore {
     public void close() {
         producer.close(Duration.ofSeconds(5));
         synchronized (this) {
-            reader.close(Duration.ofSeconds(5));
+            reader.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
         }
     }
 

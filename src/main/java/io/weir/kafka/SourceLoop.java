@@ -157,7 +157,7 @@ public final class SourceLoop implements Runnable {
         } finally {
             stopExecution();
             try {
-                consumer.close(Duration.ofSeconds(5));
+                consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
             } catch (RuntimeException e) {
                 LOG.warn("closing the consumer failed: {}", e.toString());
             }
