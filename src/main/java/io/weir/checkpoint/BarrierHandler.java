@@ -83,6 +83,11 @@ public final class BarrierHandler {
             abort(overtaken);
             return new BarrierDecision.Overtaken(overtaken, alignBarrier(channel, id));
         }
+        if (aligning != 0 && id < aligning) {
+            // The channels blocked for the newer checkpoint passed its barrier without this one, and a
+            // channel delivers barriers in order: checkpoint id can never align here.
+            return new BarrierDecision.Stale(id);
+        }
         if (aligning == 0) {
             aligning = id;
         } else if (blocked.get(channel)) {
