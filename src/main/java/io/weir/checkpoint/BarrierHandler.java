@@ -68,7 +68,8 @@ public final class BarrierHandler {
      */
     public boolean abort(long checkpointId) {
         boolean inProgress = align ? aligning == checkpointId : tracked.containsKey(checkpointId);
-        if (align && aligning == checkpointId) {
+        // Every id up to checkpointId is finished below, so an older alignment can never complete.
+        if (align && aligning != 0 && aligning <= checkpointId) {
             blocked.clear();
             aligning = 0;
         }
