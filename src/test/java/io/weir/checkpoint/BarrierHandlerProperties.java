@@ -19,6 +19,7 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.RandomDistribution;
 
 /**
  * The barrier handler against a model of its channels: random channel counts, barrier ids with gaps
@@ -63,7 +64,7 @@ class BarrierHandlerProperties {
         Arbitrary<TreeSet<Long>> ids = Arbitraries.longs().between(1, MAX_ID).set().ofMaxSize(MAX_ID).map(TreeSet::new);
         // About one step in thirteen is an abort, when aborts are wanted.
         Arbitrary<Step> step = Combinators.combine(
-                        Arbitraries.integers().between(0, 12),
+                        Arbitraries.integers().between(0, 12).withDistribution(RandomDistribution.uniform()),
                         Arbitraries.integers().between(0, 3),
                         Arbitraries.longs().between(1, MAX_ID))
                 .as((kind, pick, id) -> new Step(pick, aborts && kind == 0 ? id : 0));

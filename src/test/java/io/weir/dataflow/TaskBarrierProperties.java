@@ -19,6 +19,7 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.RandomDistribution;
 
 /**
  * The barrier protocol over a real {@link Task}: random channel counts (1–4), interleavings of
@@ -200,7 +201,7 @@ class TaskBarrierProperties {
 
     private static Arbitrary<Script> scripts(boolean align) {
         Arbitrary<Op> op = Combinators.combine(
-                        Arbitraries.integers().between(0, 19),
+                        Arbitraries.integers().between(0, 19).withDistribution(RandomDistribution.uniform()),
                         Arbitraries.integers().between(0, 3),
                         Arbitraries.longs().between(0, 20),
                         Arbitraries.integers().between(1, 4))

@@ -19,6 +19,7 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.RandomDistribution;
 
 /**
  * The copy-on-write memory store against a reference {@link TreeMap}: random puts, deletes,
@@ -111,7 +112,7 @@ class MemoryStateStoreProperties {
         Arbitrary<byte[]> values = Arbitraries.bytes().array(byte[].class).ofMaxSize(3);
         Arbitrary<Integer> keys = Arbitraries.integers().between(0, KEYS.size() - 1);
         Arbitrary<Integer> picks = Arbitraries.integers().between(0, 7);
-        Arbitrary<Op> op = Combinators.combine(Arbitraries.integers().between(0, 19), keys, values, picks)
+        Arbitrary<Op> op = Combinators.combine(Arbitraries.integers().between(0, 19).withDistribution(RandomDistribution.uniform()), keys, values, picks)
                 .as((kind, key, value, pick) -> {
                     if (kind < 8) {
                         return new Put(key, value);
