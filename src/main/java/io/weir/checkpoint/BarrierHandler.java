@@ -68,7 +68,8 @@ public final class BarrierHandler {
      */
     public boolean abort(long checkpointId) {
         boolean inProgress = align ? aligning == checkpointId : tracked.containsKey(checkpointId);
-        if (align && aligning == checkpointId) {
+        // Every id up to checkpointId is finished below, so an older alignment can never complete.
+        if (align && aligning != 0 && aligning <= checkpointId) {
             blocked.clear();
             aligning = 0;
         }
@@ -82,6 +83,11 @@ public final class BarrierHandler {
             long overtaken = aligning;
             abort(overtaken);
             return new BarrierDecision.Overtaken(overtaken, alignBarrier(channel, id));
+        }
+        if (aligning != 0 && id < aligning) {
+            // The channels blocked for the newer checkpoint passed its barrier without this one, and a
+            // channel delivers barriers in order: checkpoint id can never align here.
+            return new BarrierDecision.Stale(id);
         }
         if (aligning == 0) {
             aligning = id;

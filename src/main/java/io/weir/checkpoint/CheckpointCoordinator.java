@@ -24,9 +24,9 @@ import org.slf4j.LoggerFactory;
  * completed checkpoints strictly in id order.
  *
  * <p>A checkpoint n is triggered when fewer than {@code max-concurrent} are in flight, at least
- * {@code min-pause} passed since the last completion and a producer is free for epoch n+1; epoch
- * n+1 is opened before barrier n is injected because a task switches to it the moment it passes
- * the barrier. n is ready when the source loop reported its positions Sn, every task acknowledged
+ * {@code min-pause} passed since the last completion, the source loop answered the previous trigger
+ * and a producer is free for epoch n+1; epoch n+1 is opened before barrier n is injected because a
+ * task switches to it the moment it passes the barrier. n is ready when the source loop reported its positions Sn, every task acknowledged
  * it and every asynchronous part finished; it commits once it is ready and every older one
  * committed. Any failure — a timeout, an upload error, a commit error — ends this coordinator and
  * tells the owner to fail over; nothing is retried here, so exactly-once never rests on a guess.
@@ -144,6 +144,10 @@ public final class CheckpointCoordinator {
         if (stopped
                 || s.taskInputs().isEmpty()
                 || pending.size() >= s.settings().maxConcurrent()
+                // One barrier request at a time: a task writes epoch n+1 after barrier n, so the ids
+                // reaching it must have no gaps, and skipped(n) may only reuse n while no later id was
+                // requested.
+                || (!pending.isEmpty() && pending.lastEntry().getValue().positions == null)
                 || now - lastCompletion < s.settings().minPause().toMillis()
                 || !s.io().canOpenEpoch()) {
             return;

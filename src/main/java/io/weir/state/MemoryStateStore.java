@@ -70,7 +70,8 @@ public final class MemoryStateStore implements StateStore {
         for (int i = frozen.size() - 1; v == null && i >= 0; i--) {
             v = frozen.get(i).get(k);
         }
-        return v == TOMBSTONE ? null : v;
+        // A copy: the array may sit in a frozen layer an in-flight snapshot is serialising.
+        return v == TOMBSTONE || v == null ? null : v.clone();
     }
 
     @Override
@@ -78,8 +79,9 @@ public final class MemoryStateStore implements StateStore {
         if (value == null) {
             throw new IllegalArgumentException("state values must not be null; delete the key instead");
         }
-        // A zero-length value must not be mistaken for the tombstone instance.
-        active.put(new Bytes(key.clone()), value.length == 0 ? new byte[0] : value);
+        // A copy: the caller may reuse its array, and a frozen layer must never change. (A copy of a
+        // zero-length value is also never the tombstone instance.)
+        active.put(new Bytes(key.clone()), value.clone());
     }
 
     @Override
@@ -246,7 +248,8 @@ public final class MemoryStateStore implements StateStore {
                     advance(older.rest, older.layer);
                 }
                 if (top.entry.getValue() != TOMBSTONE) {
-                    return new AbstractMap.SimpleImmutableEntry<>(key.array(), top.entry.getValue());
+                    // Copies: a caller changing them would change the map (and the frozen layers).
+                    return new AbstractMap.SimpleImmutableEntry<>(key.array().clone(), top.entry.getValue().clone());
                 }
             }
             return null;

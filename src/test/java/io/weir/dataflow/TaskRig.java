@@ -1,0 +1,102 @@
+package io.weir.dataflow;
+
+import io.weir.element.Barrier;
+import io.weir.element.Record;
+import io.weir.element.Watermark;
+import io.weir.fixtures.CapturingAcks;
+import io.weir.fixtures.FakeClock;
+import io.weir.fixtures.MemorySnapshotStore;
+import io.weir.fixtures.RecordingEpochOutputs;
+import io.weir.fixtures.TextCodec;
+import io.weir.state.KeyedState;
+import io.weir.state.MemoryStateStore;
+import io.weir.state.SnapshotPart;
+import io.weir.state.StateHandle;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * One real {@link Task} over in-memory channels with fake outputs, acknowledgements and clock: the
+ * test plays the source loop (records, barriers, watermarks into channels) and the worker
+ * ({@link #run}).
+ */
+final class TaskRig {
+    static final String SINK = "out";
+    static final String DEAD_LETTERS = "dlq";
+
+    final List<Channel> channels = new ArrayList<>();
+    final RecordingEpochOutputs outputs = new RecordingEpochOutputs();
+    final CapturingAcks acks = new CapturingAcks(outputs::nextSeq);
+    final FakeClock clock = new FakeClock();
+    final Counters counters = new Counters();
+    final MemoryStateStore store = new MemoryStateStore("count-0");
+    final KeyedState state = new KeyedState(store);
+    final MemorySnapshotStore files = new MemorySnapshotStore();
+    final Task task;
+    private final long[] offsets;
+    private long nextBarrier;
+
+    TaskRig(int channelCount, boolean align, long firstEpoch, List<Supplier<Operator>> operators) {
+        for (int c = 0; c < channelCount; c++) {
+            channels.add(new Channel(c, "in-" + c, 1_000_000));
+        }
+        offsets = new long[channelCount];
+        nextBarrier = firstEpoch;
+        Stage stage = new Stage("count", List.of("in"), new TextCodec(), operators, SINK, new TextCodec(), DEAD_LETTERS);
+        TaskEnvironment env = new TaskEnvironment(align, outputs, acks, clock, counters);
+        task = new Task(stage, 0, channels, state, env, firstEpoch);
+    }
+
+    /** A record keyed and valued {@code c<channel>}. */
+    void record(int channel, long timestamp) {
+        record(channel, "c" + channel, "c" + channel, timestamp);
+    }
+
+    void record(int channel, String key, String value, long timestamp) {
+        channels.get(channel).put(new Record(bytes(key), bytes(value), timestamp, offsets[channel]++));
+    }
+
+    /** Barrier n into every channel, as the source loop injects it; returns n. */
+    long inject() {
+        long id = nextBarrier++;
+        for (Channel c : channels) {
+            c.put(new Barrier(id));
+        }
+        return id;
+    }
+
+    void barrier(int channel, long id) {
+        channels.get(channel).put(new Barrier(id));
+    }
+
+    void watermark(int channel, long timestamp) {
+        channels.get(channel).put(new Watermark(timestamp));
+    }
+
+    int run(int budget) throws Exception {
+        return task.run(budget);
+    }
+
+    /** Runs until no channel can deliver anything. */
+    int drain() throws Exception {
+        int total = 0;
+        int done;
+        do {
+            done = task.run(1000);
+            total += done;
+        } while (done > 0);
+        return total;
+    }
+
+    /** Writes a captured snapshot part and restores a new store from it. */
+    KeyedState restore(SnapshotPart part) throws Exception {
+        StateHandle handle = part.write(files, () -> false);
+        return new KeyedState(MemoryStateStore.restore("count-0", handle, files));
+    }
+
+    static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+}
