@@ -32,6 +32,10 @@ public final class FileSnapshotStore implements SnapshotStore {
             ch.force(true);
         }
         Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        // The rename is durable only once the directory entry is: sync the directory too.
+        try (FileChannel dir = FileChannel.open(target.getParent(), StandardOpenOption.READ)) {
+            dir.force(true);
+        }
         return new StoredFile(name, content.length, crc(content), List.of(name));
     }
 
