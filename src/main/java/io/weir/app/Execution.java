@@ -255,6 +255,11 @@ final class Execution implements SourceLoop.Execution {
     }
 
     @Override
+    public java.util.concurrent.CompletableFuture<Void> drain() {
+        return coordinator.drain();
+    }
+
+    @Override
     public void started() {
         coordinator.start();
     }

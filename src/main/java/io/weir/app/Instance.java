@@ -16,6 +16,7 @@ import io.weir.kafka.TransactionalProducers;
 import io.weir.state.FileSnapshotStore;
 import io.weir.state.SnapshotStore;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -185,6 +186,22 @@ public final class Instance implements AutoCloseable {
     public Throwable awaitTermination() throws InterruptedException {
         source.awaitTermination();
         return source.fatal();
+    }
+
+    /**
+     * Stops gracefully: stops reading, commits what was read in a last checkpoint (at most
+     * {@code timeout}), then closes. Used on SIGTERM, so a rolling restart redoes nothing.
+     */
+    public void stopGracefully(Duration timeout) {
+        if (source != null) {
+            source.shutdownGracefully(timeout);
+            try {
+                source.awaitTermination();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        close();
     }
 
     /** Stops processing; output of the open epochs is aborted and processed again after a restart. */

@@ -60,6 +60,7 @@ public final class CheckpointCoordinator {
     private long nextId;
     private long lastCompletion = Long.MIN_VALUE / 2;
     private boolean stopped;
+    private java.util.concurrent.CompletableFuture<Void> drained;
     private ScheduledFuture<?> ticker;
     private Future<?> commitInFlight;
 
@@ -115,7 +116,28 @@ public final class CheckpointCoordinator {
                 p.timeout.cancel(false);
                 nextId = id;
             }
+            if (drained != null && pending.isEmpty()) {
+                drained.complete(null);
+            }
         });
+    }
+
+    /**
+     * For a graceful stop, once the owner stopped reading input: keeps checkpointing until a
+     * checkpoint finds nothing new, i.e. everything read so far is committed. The future completes
+     * then, or exceptionally when a checkpoint fails.
+     */
+    public java.util.concurrent.CompletableFuture<Void> drain() {
+        java.util.concurrent.CompletableFuture<Void> done = new java.util.concurrent.CompletableFuture<>();
+        s.loop().execute(() -> {
+            if (stopped) {
+                done.completeExceptionally(new IllegalStateException("the coordinator has stopped"));
+                return;
+            }
+            drained = done;
+            tryTrigger();
+        });
+        return done;
     }
 
     public CheckpointAcks acks() {
@@ -233,6 +255,9 @@ public final class CheckpointCoordinator {
         LOG.debug("checkpoint {} completed in {} ms ({} tasks)", p.id, now - p.started, tasks.size());
         s.listener().completed(p.id, tasks, now - p.started);
         commitIfReady();
+        if (drained != null) {
+            tryTrigger(); // draining: the next checkpoint now, not at the next tick
+        }
     }
 
     private void expire(long id) {
@@ -257,6 +282,9 @@ public final class CheckpointCoordinator {
             cancel(p);
         }
         LOG.warn("checkpoint {} failed ({}): {}", id, reason, cause.toString());
+        if (drained != null) {
+            drained.completeExceptionally(cause);
+        }
         s.listener().failed(id, reason, cause);
     }
 

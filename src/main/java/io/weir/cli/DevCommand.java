@@ -89,6 +89,8 @@ public final class DevCommand implements Callable<Integer> {
                 if (duration != null) {
                     return drainAndVerify(instance, bootstrap, progress);
                 }
+                System.out.println("weir dev: stopping (committing what was read) …");
+                instance.stopGracefully(java.time.Duration.ofSeconds(10));
             }
         }
         return 0;

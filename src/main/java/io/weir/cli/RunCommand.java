@@ -42,7 +42,8 @@ public final class RunCommand implements Callable<Integer> {
             instance.close();
             return 1;
         }
-        Thread hook = new Thread(instance::close, "weir-shutdown");
+        // SIGTERM (Kubernetes stopping the pod): commit what was read, then stop.
+        Thread hook = new Thread(() -> instance.stopGracefully(java.time.Duration.ofSeconds(20)), "weir-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         Throwable fatal = instance.awaitTermination();
         if (fatal != null) {

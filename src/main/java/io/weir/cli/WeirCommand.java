@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = WeirCommand.Version.class,
         description = "Kafka-native stream processing with exactly-once results.",
-        subcommands = {RunCommand.class, ValidateCommand.class, DevCommand.class, VerifyCommand.class,
+        subcommands = {RunCommand.class, ValidateCommand.class, DevCommand.class, VerifyCommand.class, CheckpointsCommand.class,
                 CommandLine.HelpCommand.class})
 public final class WeirCommand implements Runnable {
     @CommandLine.Spec

@@ -67,6 +67,12 @@ public final class SourceLoop implements Runnable {
         /** The loop installed this execution and seeked its partitions: checkpoints may begin. */
         void started();
 
+        /**
+         * Checkpoints until everything handed to the channels so far is committed (the source
+         * loop stopped reading); completes exceptionally when a checkpoint fails.
+         */
+        java.util.concurrent.CompletableFuture<Void> drain();
+
         /** Stops tasks, coordinator and producers; returns when nothing of it runs any more. */
         void stop();
     }
@@ -117,6 +123,7 @@ public final class SourceLoop implements Runnable {
     private long restartAt;
     private long nextLagUpdate;
     private boolean refillAgain;
+    private long drainDeadline;
 
     public SourceLoop(KafkaConsumer<byte[], byte[]> consumer, List<String> topics, Lifecycle lifecycle,
             RestartStrategy restart, boolean resetToEarliest, LongSupplier clock) {
@@ -135,6 +142,10 @@ public final class SourceLoop implements Runnable {
             while (running) {
                 runCommands();
                 if (!running) {
+                    break;
+                }
+                if (drainDeadline > 0 && clock.getAsLong() > drainDeadline) {
+                    LOG.warn("the last checkpoint did not complete in time; stopping without it");
                     break;
                 }
                 if (restartPending && clock.getAsLong() >= restartAt) {
@@ -217,8 +228,29 @@ public final class SourceLoop implements Runnable {
         });
     }
 
+    /** Stops at once: output of the open epochs is aborted and processed again after a restart. */
     public void shutdown() {
         post(() -> running = false);
+    }
+
+    /**
+     * Stops gracefully: stops reading, lets the tasks finish what they have and commits it in a last
+     * checkpoint (waiting at most {@code timeout}), then stops. A restart then redoes nothing.
+     */
+    public void shutdownGracefully(Duration timeout) {
+        post(() -> {
+            if (execution == null) {
+                running = false;
+                return;
+            }
+            consumer.pause(consumer.assignment());
+            for (Feed f : feeds.values()) {
+                f.paused = true;
+            }
+            long deadline = clock.getAsLong() + timeout.toMillis();
+            execution.drain().whenComplete((ok, failure) -> post(() -> running = false));
+            drainDeadline = deadline;
+        });
     }
 
     public void awaitTermination() throws InterruptedException {
@@ -416,7 +448,7 @@ public final class SourceLoop implements Runnable {
             if (moved && execution != null) {
                 execution.wake(f.partition);
             }
-            if (f.overflow.isEmpty() && f.paused) {
+            if (f.overflow.isEmpty() && f.paused && drainDeadline == 0) {
                 consumer.resume(List.of(e.getKey()));
                 f.paused = false;
             } else if (!f.overflow.isEmpty() && !f.channel.wakeWhenDrained(consumer::wakeup)) {

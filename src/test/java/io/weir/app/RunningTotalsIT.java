@@ -146,6 +146,19 @@ class RunningTotalsIT {
     }
 
     @Test
+    void aGracefulStopCommitsEverythingItRead() throws Exception {
+        Job job = new Job("processing.checkpoint.interval=5s");
+        job.produce(5_000, 10);
+        Instance instance = job.start();
+        await().atMost(DEADLINE).until(() -> instance.counters().recordsIn.sum() == 5_000);
+        instance.stopGracefully(Duration.ofSeconds(30));
+        // No waiting here: the last checkpoint committed before stopGracefully returned.
+        RunningTotalsVerifier.Result result = job.verify(true);
+        assertTrue(result.ok(), result.toString());
+        assertEquals(5_000, result.outputs());
+    }
+
+    @Test
     void atLeastOnceLosesNothing() throws Exception {
         Job job = new Job("processing.guarantee=at-least-once");
         job.produce(10_000, 5);
