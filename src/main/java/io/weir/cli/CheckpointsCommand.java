@@ -2,18 +2,13 @@ package io.weir.cli;
 
 import io.weir.app.Jobs;
 import io.weir.checkpoint.TaskCheckpoint;
-import io.weir.config.ConfigException;
-import io.weir.config.ConfigLoader;
 import io.weir.config.WeirConfig;
 import io.weir.kafka.CheckpointReader;
 import io.weir.kafka.CheckpointRecords;
 import io.weir.state.StoredFile;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
@@ -27,23 +22,17 @@ public final class CheckpointsCommand implements Callable<Integer> {
     @Parameters(index = "0", description = "list | inspect")
     String action;
 
-    @Option(names = {"-c", "--config"}, required = true, description = "The job's YAML file.")
-    Path config;
-
-    @Option(names = "--set", description = "Override a setting: dotted.path=value (repeatable).")
-    List<String> overrides = new ArrayList<>();
+    @picocli.CommandLine.Mixin
+    JobConfigOptions job;
 
     @Option(names = "--task", description = "inspect: only this task (default: all).")
     String task;
 
     @Override
     public Integer call() throws Exception {
-        WeirConfig loaded;
-        try {
-            loaded = new ConfigLoader().load(config, System.getenv(), overrides);
-        } catch (ConfigException e) {
-            System.err.println(e.getMessage());
-            return 2;
+        WeirConfig loaded = job.loadOrReport();
+        if (loaded == null) {
+            return JobConfigOptions.INVALID;
         }
         String topic = loaded.application() + "-checkpoints";
         Map<String, TaskCheckpoint> latest =

@@ -2,12 +2,7 @@ package io.weir.cli;
 
 import io.weir.app.Instance;
 import io.weir.app.Jobs;
-import io.weir.config.ConfigException;
-import io.weir.config.ConfigLoader;
 import io.weir.config.WeirConfig;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -15,20 +10,14 @@ import picocli.CommandLine.Option;
 /** {@code weir run}: runs the job of a config file until stopped (SIGTERM) or a fatal error. */
 @Command(name = "run", description = "Run the job described by a config file.")
 public final class RunCommand implements Callable<Integer> {
-    @Option(names = {"-c", "--config"}, required = true, description = "The job's YAML file.")
-    Path config;
-
-    @Option(names = "--set", description = "Override a setting: dotted.path=value (repeatable).")
-    List<String> overrides = new ArrayList<>();
+    @picocli.CommandLine.Mixin
+    JobConfigOptions job;
 
     @Override
     public Integer call() throws Exception {
-        WeirConfig loaded;
-        try {
-            loaded = new ConfigLoader().load(config, System.getenv(), overrides);
-        } catch (ConfigException e) {
-            System.err.println(e.getMessage());
-            return 2;
+        WeirConfig loaded = job.loadOrReport();
+        if (loaded == null) {
+            return JobConfigOptions.INVALID;
         }
         return runUntilStopped(new Instance(Jobs.settings(loaded), Jobs.clients(loaded)));
     }
