@@ -164,7 +164,7 @@ public final class SourceLoop implements Runnable {
             }
         } catch (Throwable t) {
             fatal = t;
-            LOG.error("source loop stopped: {}", t.toString(), t);
+            LOG.error("source loop stopped: {}{}", t, hint(t), t);
         } finally {
             stopExecution();
             try {
@@ -295,7 +295,7 @@ public final class SourceLoop implements Runnable {
 
     private void failover(Throwable cause) {
         if (isFatal(cause)) {
-            throw new FatalException("cannot go on: " + cause, cause);
+            throw new FatalException("cannot go on: " + cause + hint(cause), cause);
         }
         stopExecution();
         Optional<Duration> delay = restart.onFailure(clock.getAsLong());
@@ -484,6 +484,13 @@ public final class SourceLoop implements Runnable {
 
     private static InputPartition toInput(TopicPartition tp) {
         return new InputPartition(tp.topic(), tp.partition());
+    }
+
+    private static String hint(Throwable t) {
+        return t instanceof org.apache.kafka.common.errors.FencedInstanceIdException
+                ? " (another process joined the group with this instance-id: give every instance its own"
+                        + " instance-id, e.g. the pod name)"
+                : "";
     }
 
     private static boolean isFatal(Throwable t) {
