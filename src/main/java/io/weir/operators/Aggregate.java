@@ -50,21 +50,7 @@ public final class Aggregate implements Operator {
 
     @Override
     public void open(OperatorContext context) {
-        state = context.state().valueState("aggregate", new io.weir.state.Serde<>() {
-            @Override
-            public byte[] serialize(ObjectNode value) {
-                return Codecs.named("json").encode(value);
-            }
-
-            @Override
-            public ObjectNode deserialize(byte[] bytes) {
-                try {
-                    return (ObjectNode) Codecs.JSON.readTree(bytes);
-                } catch (IOException e) {
-                    throw new IllegalStateException("aggregate state is not valid JSON", e);
-                }
-            }
-        });
+        state = context.state().valueState("aggregate", new CompactJson());
     }
 
     @Override
