@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weir.fixtures.KafkaFixture;
+import io.weir.fixtures.RandomKills;
 import io.weir.fixtures.TotalsJob;
 import io.weir.fixtures.WeirProcess;
 import io.weir.tools.OrderGenerator;
@@ -29,9 +30,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * orders are produced; the test kills it with {@code kill -9} at random moments and starts it again
  * with the same instance id, then checks the read_committed output with the verifier.
  *
- * <p>A kill moment is a random amount of output written (committed or not) after the restarted
- * job committed its first checkpoint, so kills fall anywhere inside an epoch, in the middle of
- * sends, uploads and commits, after a run of one or of several checkpoints. The seed is printed and can be replayed with
+ * <p>Kill moments are drawn by {@link RandomKills}. The seed is printed and can be replayed with
  * {@code -Dweir.fault.seed=<seed>}; replaying gives the same input and the same kill thresholds,
  * though not the same thread timing.
  */
@@ -113,29 +112,9 @@ class KillAndRestartIT {
                 }
             }, producing);
 
+            RandomKills killer = new RandomKills(job, weir, random, plan.minOutputs, plan.maxOutputs);
             for (int kill = 1; kill <= plan.kills; kill++) {
-                long committedAtStart = job.committedInput();
-                await("start " + weir.starts() + " of " + job.application() + " commits a checkpoint")
-                        .atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
-                        .until(() -> {
-                            weir.assertAlive();
-                            return job.committedInput() > committedAtStart;
-                        });
-                long extra = plan.minOutputs + random.nextInt(plan.maxOutputs - plan.minOutputs + 1);
-                long killAt = job.outputWritten() + extra;
-                await("start " + weir.starts() + " of " + job.application() + " writes " + extra + " more totals")
-                        .atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
-                        .until(() -> {
-                            weir.assertAlive();
-                            return job.outputWritten() >= killAt;
-                        });
-                long pid = weir.pid();
-                weir.kill();
-                String line = String.format("kill %d: pid %d after %,d orders produced, %,d committed, %,d totals written",
-                        kill, pid, generator.sent(), job.committedInput(), job.outputWritten());
-                kills.add(line);
-                System.out.println(job.application() + ": " + line);
-                weir.start();
+                kills.add(killer.killAndRestart());
             }
 
             produced.get(2, TimeUnit.MINUTES);
