@@ -95,7 +95,7 @@ class DeadLetterIT {
         try (WeirProcess weir = WeirProcess.run(job.application(), TotalsJob.EXAMPLE,
                 job.overrides("instance-id=fault-1", "processing.checkpoint.interval=500ms"))) {
             weir.start();
-            RandomKills killer = new RandomKills(job, weir, new Random(seed), 1_000, 12_000);
+            RandomKills killer = new RandomKills(job, weir, new Random(seed), 2, 0, 12_000);
             kills.add(killer.killAndRestart());
             kills.add(killer.killAndRestart());
             await(job.application() + " commits positions at the end of its input after " + kills)

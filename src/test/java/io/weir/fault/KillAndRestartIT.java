@@ -55,7 +55,7 @@ class KillAndRestartIT {
     @Test
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void every_order_is_counted_exactly_once_when_the_jvm_is_killed_four_times_while_orders_arrive() throws Exception {
-        KillPlan plan = new KillPlan(seed(), 200_000, 4_000, 4, 2_000, 25_000);
+        KillPlan plan = new KillPlan(seed(), 200_000, 4_000, 4, 3, 0, 15_000);
         TotalsJob job = TotalsJob.create("kill-eo", PARTITIONS);
 
         RunningTotalsVerifier.Result result = runWithKills(job, plan, true, "processing.checkpoint.interval=500ms");
@@ -68,7 +68,7 @@ class KillAndRestartIT {
     @Test
     @Timeout(value = 4, unit = TimeUnit.MINUTES)
     void no_order_is_lost_at_least_once_when_the_jvm_is_killed_three_times_while_orders_arrive() throws Exception {
-        KillPlan plan = new KillPlan(seed(), 60_000, 3_000, 3, 1_000, 10_000);
+        KillPlan plan = new KillPlan(seed(), 60_000, 3_000, 3, 3, 0, 10_000);
         TotalsJob job = TotalsJob.create("kill-alo", PARTITIONS);
 
         RunningTotalsVerifier.Result result = runWithKills(job, plan, false, "processing.checkpoint.interval=500ms",
@@ -80,11 +80,9 @@ class KillAndRestartIT {
                 + result.outputs());
     }
 
-    /**
-     * @param minOutputs the least output written between the restarted job's first checkpoint and
-     *     the kill; the amount is drawn uniformly up to {@code maxOutputs}
-     */
-    private record KillPlan(long seed, int orders, int ordersPerSecond, int kills, int minOutputs, int maxOutputs) {}
+    /** How many orders at what pace, and how many kills at which moments (see {@link RandomKills}). */
+    private record KillPlan(long seed, int orders, int ordersPerSecond, int kills, int maxCheckpoints,
+            int minOutputs, int maxOutputs) {}
 
     /**
      * Starts the job, produces the orders in the background, kills and restarts the job as planned,
@@ -112,7 +110,8 @@ class KillAndRestartIT {
                 }
             }, producing);
 
-            RandomKills killer = new RandomKills(job, weir, random, plan.minOutputs, plan.maxOutputs);
+            RandomKills killer = new RandomKills(job, weir, random, plan.maxCheckpoints, plan.minOutputs,
+                    plan.maxOutputs);
             for (int kill = 1; kill <= plan.kills; kill++) {
                 kills.add(killer.killAndRestart());
             }
