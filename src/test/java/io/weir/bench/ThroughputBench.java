@@ -103,7 +103,7 @@ public final class ThroughputBench {
         System.exit(0);
     }
 
-    private record Run(String name, long records, long nanos) {
+    private record Run(String name, long records, long nanos, CpuSampler.Load cpu) {
         double perSecond() {
             return records * 1e9 / nanos;
         }
@@ -123,10 +123,11 @@ public final class ThroughputBench {
             try (OrderGenerator generator = new OrderGenerator(bootstrap, input, users, 42)) {
                 generator.send(orders);
             }
-            Run load = new Run("load (order generator, idempotent producer)", orders, System.nanoTime() - loadStart);
+            Run load = new Run("load (order generator, idempotent producer)", orders, System.nanoTime() - loadStart,
+                    null);
             System.out.printf("loaded in %.1f s (%,.0f records/s)%n", load.nanos / 1e9, load.perSecond());
 
-            Run copy = skipCopy ? new Run("copy (skipped)", orders, 1) : copy();
+            Run copy = skipCopy ? new Run("copy (skipped)", orders, 1, null) : copy();
             report(copy, copy);
             Run eo = runningTotals("bench-eo", true);
             report(eo, copy);
@@ -135,11 +136,11 @@ public final class ThroughputBench {
             List<Recovery> recoveries = recovery();
 
             System.out.println();
-            System.out.println("| run | seconds | records/s | of the copy |");
-            System.out.println("| --- | ---: | ---: | ---: |");
+            System.out.println("| run | seconds | records/s | of the copy | CPU: machine / this JVM (of 100 % = all cores) |");
+            System.out.println("| --- | ---: | ---: | ---: | ---: |");
             for (Run r : List.of(copy, eo, alo)) {
-                System.out.printf("| %s | %.1f | %,.0f | %.0f %% |%n", r.name, r.nanos / 1e9, r.perSecond(),
-                        100 * r.perSecond() / copy.perSecond());
+                System.out.printf("| %s | %.1f | %,.0f | %.0f %% | %s |%n", r.name, r.nanos / 1e9, r.perSecond(),
+                        100 * r.perSecond() / copy.perSecond(), r.cpu == null ? "" : r.cpu);
             }
             System.out.println();
             System.out.println("Recovery after kill -9 (exactly-once, child JVM, 1 s checkpoints; restarted at once"
@@ -157,8 +158,9 @@ public final class ThroughputBench {
     }
 
     private static void report(Run run, Run ceiling) {
-        System.out.printf("%s: %,d records in %.1f s = %,.0f records/s (%.0f %% of the copy)%n", run.name,
-                run.records, run.nanos / 1e9, run.perSecond(), 100 * run.perSecond() / ceiling.perSecond());
+        System.out.printf("%s: %,d records in %.1f s = %,.0f records/s (%.0f %% of the copy; CPU machine / this JVM:"
+                + " %s)%n", run.name, run.records, run.nanos / 1e9, run.perSecond(),
+                100 * run.perSecond() / ceiling.perSecond(), run.cpu);
     }
 
     /** The ceiling: one thread polls every input partition from 0 and sends each record on, no transactions. */
@@ -177,6 +179,7 @@ public final class ThroughputBench {
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         AtomicLong acked = new AtomicLong();
         AtomicReference<Exception> failed = new AtomicReference<>();
+        CpuSampler cpu = CpuSampler.start();
         long start = System.nanoTime();
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(),
                         new ByteArrayDeserializer());
@@ -208,7 +211,7 @@ public final class ThroughputBench {
         if (failed.get() != null || acked.get() != orders) {
             throw new IllegalStateException("the copy acknowledged " + acked.get() + " of " + orders, failed.get());
         }
-        return new Run("copy: consumer → producer, no transactions, no state", orders, nanos);
+        return new Run("copy: consumer → producer, no transactions, no state", orders, nanos, cpu.stop());
     }
 
     /** The running-totals job in this JVM from offset 0 until it committed the end of every input partition. */
@@ -226,6 +229,7 @@ public final class ThroughputBench {
         sets.addAll(extraSettings);
         WeirConfig config = new ConfigLoader().load(EXAMPLE, Map.of(), sets);
         Recording recording = startProfile(application);
+        CpuSampler cpu = CpuSampler.start();
         long start = System.nanoTime();
         try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
             instance.start();
@@ -243,12 +247,13 @@ public final class ThroughputBench {
                 }
             }
             long nanos = System.nanoTime() - start;
+            CpuSampler.Load load = cpu.stop();
             stopProfile(recording, application);
             System.out.printf("  %s: %d checkpoints, last took %d ms, %d failovers%n", application,
                     instance.stats().lastCompletedCheckpoint(), instance.stats().lastCheckpointMillis(),
                     instance.stats().failovers());
             String name = "running totals, " + (exactlyOnce ? "exactly-once" : "at-least-once") + ", 1 s checkpoints";
-            Run run = new Run(name, orders, nanos);
+            Run run = new Run(name, orders, nanos, load);
             if (verify) {
                 instance.close();
                 System.out.println("  " + application + ": verify "
