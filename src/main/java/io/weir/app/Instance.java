@@ -134,7 +134,18 @@ public final class Instance implements AutoCloseable {
                 clients.sourceConsumer(settings.application(), settings.instanceId(), clientId(),
                         settings.resetToEarliest()),
                 settings.stage().inputTopics(),
-                this::startExecution,
+                new SourceLoop.Lifecycle() {
+                    @Override
+                    public SourceLoop.Execution start(java.util.Set<InputPartition> assigned,
+                            Map<InputPartition, Long> committedCheckpoints) throws Exception {
+                        return startExecution(assigned, committedCheckpoints);
+                    }
+
+                    @Override
+                    public void failedOver(Throwable cause) {
+                        stats.failovers.incrementAndGet();
+                    }
+                },
                 restart,
                 settings.resetToEarliest(),
                 clock);

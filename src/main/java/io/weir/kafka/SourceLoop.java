@@ -52,6 +52,9 @@ public final class SourceLoop implements Runnable {
          * holds, per partition, the checkpoint id its committed offset names (absent: none).
          */
         Execution start(Set<InputPartition> assigned, Map<InputPartition, Long> committedCheckpoints) throws Exception;
+
+        /** The loop stopped the execution after {@code cause} and will start a new one after a delay. */
+        default void failedOver(Throwable cause) {}
     }
 
     /** A running set of tasks, as the source loop sees it. */
@@ -303,6 +306,7 @@ public final class SourceLoop implements Runnable {
             throw new FatalException("restart strategy gave up after: " + cause, cause);
         }
         LOG.warn("failing over in {} ms after: {}", delay.get().toMillis(), cause.toString(), cause);
+        lifecycle.failedOver(cause);
         consumer.pause(consumer.assignment());
         restartPending = true;
         restartAt = clock.getAsLong() + delay.get().toMillis();

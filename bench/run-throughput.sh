@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Throughput and kill -9 recovery of the running-totals job on an embedded Kafka broker.
+# A benchmark, not a test: it prints figures (and keeps them in bench/results/) and never fails on a time.
+#
+#   bench/run-throughput.sh                      # 2,000,000 orders, 4 partitions, 10,000 users, 3 recoveries
+#   bench/run-throughput.sh --orders 500000 --verify --profile target/bench-profile
+#
+# Options go to io.weir.bench.ThroughputBench: --orders N, --users N, --partitions N,
+# --recovery-rounds N, --verify (check each job's output with the verifier), --profile DIR (JFR
+# recordings of the two running-totals runs). Set MVN_FLAGS=-o to build offline.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mvn -q ${MVN_FLAGS:-} test-compile
+mvn -q ${MVN_FLAGS:-} dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath
+
+mkdir -p bench/results
+result="bench/results/throughput-$(date +%Y%m%d-%H%M%S).txt"
+# DebugNonSafepoints makes --profile's samples point at the right inlined frame.
+java -Xmx2g -XX:+UseParallelGC -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints \
+  -cp "target/classes:target/test-classes:$(cat target/bench.classpath)" \
+  io.weir.bench.ThroughputBench "$@" 2>&1 | grep --line-buffered -v '^[0-9:. ]*\(INFO\|WARN\|DEBUG\) ' | tee "$result"
+echo "figures kept in $result"

@@ -1,0 +1,436 @@
+package io.weir.bench;
+
+import io.weir.app.Instance;
+import io.weir.app.Jobs;
+import io.weir.config.ConfigLoader;
+import io.weir.config.WeirConfig;
+import io.weir.fixtures.WeirProcess;
+import io.weir.kafka.EmbeddedKafka;
+import io.weir.tools.OrderGenerator;
+import io.weir.tools.RunningTotalsVerifier;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import jdk.jfr.Recording;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.ListOffsetsResult;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Throughput and recovery of the running-totals job on an embedded single-node broker — a
+ * benchmark, not a test: it prints figures and never fails on a time. Run it with
+ * {@code bench/run-throughput.sh}.
+ *
+ * <p>It loads the orders once, then reads all of them from offset 0 into a fresh output topic with
+ * a fresh application id, three times: (1) a plain consumer→producer copy without transactions or
+ * state, the ceiling for this broker and machine; (2) running totals exactly-once with 1 s
+ * checkpoints; (3) running totals at-least-once. A run ends when every record is acknowledged
+ * (copy) or when the job committed the end of every input partition (running totals). All three
+ * share the JVM with the broker, as they share the machine's cores.
+ *
+ * <p>Then (4) recovery: the exactly-once job runs in a child JVM ({@code weir run}) through the
+ * same input; it is killed with {@code kill -9} after some progress and started again at once, and
+ * the time from the restart command to the first new record a read_committed reader sees in the
+ * output is measured, with the child's own log times for its start-up, assignment and restore.
+ */
+public final class ThroughputBench {
+    private static final DateTimeFormatter LOG_TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
+    private static final Path EXAMPLE = Path.of("config", "examples", "running-totals.yaml");
+
+    private final int orders;
+    private final int users;
+    private final int partitions;
+    private final int recoveryRounds;
+    private final boolean verify;
+    private final boolean skipCopy;
+    private final Path profileDir;
+    private final List<String> extraSettings;
+    private String bootstrap;
+    private Admin admin;
+    private String input;
+
+    private ThroughputBench(Map<String, String> options) {
+        this.orders = Integer.parseInt(options.getOrDefault("orders", "2000000"));
+        this.users = Integer.parseInt(options.getOrDefault("users", "10000"));
+        this.partitions = Integer.parseInt(options.getOrDefault("partitions", "4"));
+        this.recoveryRounds = Integer.parseInt(options.getOrDefault("recovery-rounds", "3"));
+        this.verify = options.containsKey("verify");
+        this.profileDir = options.containsKey("profile") ? Path.of(options.get("profile")) : null;
+        this.extraSettings = options.containsKey("set") ? List.of(options.get("set").split(",")) : List.of();
+        this.skipCopy = options.containsKey("skip-copy");
+    }
+
+    /**
+     * Options: --orders N, --users N, --partitions N, --recovery-rounds N, --verify, --profile DIR
+     * (JFR recordings of the running-totals runs), --set k=v,k=v (overrides for every job run).
+     */
+    public static void main(String[] args) throws Exception {
+        Map<String, String> options = new HashMap<>();
+        for (int i = 0; i < args.length; i++) {
+            if (!args[i].startsWith("--")) {
+                throw new IllegalArgumentException("expected --option, was " + args[i]);
+            }
+            String name = args[i].substring(2);
+            boolean flag = name.equals("verify") || name.equals("skip-copy");
+            options.put(name, flag ? "true" : args[++i]);
+        }
+        new ThroughputBench(options).run();
+        System.exit(0);
+    }
+
+    private record Run(String name, long records, long nanos, CpuSampler.Load cpu) {
+        double perSecond() {
+            return records * 1e9 / nanos;
+        }
+    }
+
+    private record Recovery(int round, long committedBeforeKill, long killMillis, long firstOutputMillis,
+            String childTimes) {}
+
+    private void run() throws Exception {
+        System.out.printf("Weir throughput benchmark: %,d orders, %d partitions, %,d users, %d cores, java %s%n",
+                orders, partitions, users, Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
+            bootstrap = kafka.bootstrapServers();
+            admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
+            input = createTopic("bench-orders");
+            long loadStart = System.nanoTime();
+            try (OrderGenerator generator = new OrderGenerator(bootstrap, input, users, 42)) {
+                generator.send(orders);
+            }
+            Run load = new Run("load (order generator, idempotent producer)", orders, System.nanoTime() - loadStart,
+                    null);
+            System.out.printf("loaded in %.1f s (%,.0f records/s)%n", load.nanos / 1e9, load.perSecond());
+
+            Run copy = skipCopy ? new Run("copy (skipped)", orders, 1, null) : copy();
+            report(copy, copy);
+            Run eo = runningTotals("bench-eo", true);
+            report(eo, copy);
+            Run alo = runningTotals("bench-alo", false);
+            report(alo, copy);
+            List<Recovery> recoveries = recovery();
+
+            System.out.println();
+            System.out.println("| run | seconds | records/s | of the copy | CPU: machine / this JVM (of 100 % = all cores) |");
+            System.out.println("| --- | ---: | ---: | ---: | ---: |");
+            for (Run r : List.of(copy, eo, alo)) {
+                System.out.printf("| %s | %.1f | %,.0f | %.0f %% | %s |%n", r.name, r.nanos / 1e9, r.perSecond(),
+                        100 * r.perSecond() / copy.perSecond(), r.cpu == null ? "" : r.cpu);
+            }
+            System.out.println();
+            System.out.println("Recovery after kill -9 (exactly-once, child JVM, 1 s checkpoints; restarted at once"
+                    + " after the killed process was gone):");
+            System.out.println("| round | committed inputs at kill | kill -9 until gone (ms) | restart until first new"
+                    + " committed output (ms) | child log, ms after restart: started / assigned / producers initialised"
+                    + " / restored / first checkpoint |");
+            System.out.println("| ---: | ---: | ---: | ---: | --- |");
+            for (Recovery r : recoveries) {
+                System.out.printf("| %d | %,d | %d | %d | %s |%n", r.round, r.committedBeforeKill, r.killMillis,
+                        r.firstOutputMillis, r.childTimes);
+            }
+            admin.close();
+        }
+    }
+
+    private static void report(Run run, Run ceiling) {
+        System.out.printf("%s: %,d records in %.1f s = %,.0f records/s (%.0f %% of the copy; CPU machine / this JVM:"
+                + " %s)%n", run.name, run.records, run.nanos / 1e9, run.perSecond(),
+                100 * run.perSecond() / ceiling.perSecond(), run.cpu);
+    }
+
+    /** The ceiling: one thread polls every input partition from 0 and sends each record on, no transactions. */
+    private Run copy() throws Exception {
+        String output = createTopic("bench-copy");
+        Map<String, Object> c = new HashMap<>();
+        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
+        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        // The producer settings Weir's clients use (KafkaClients.producerBase).
+        Map<String, Object> p = new HashMap<>();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(128 * 1024));
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        AtomicLong acked = new AtomicLong();
+        AtomicReference<Exception> failed = new AtomicReference<>();
+        CpuSampler cpu = CpuSampler.start();
+        long start = System.nanoTime();
+        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(),
+                        new ByteArrayDeserializer());
+                KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
+                        new ByteArraySerializer())) {
+            List<TopicPartition> parts = new ArrayList<>();
+            for (int i = 0; i < partitions; i++) {
+                parts.add(new TopicPartition(input, i));
+            }
+            consumer.assign(parts);
+            consumer.seekToBeginning(parts);
+            long read = 0;
+            while (read < orders) {
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
+                for (ConsumerRecord<byte[], byte[]> r : records) {
+                    producer.send(new ProducerRecord<>(output, r.partition(), r.key(), r.value()), (m, e) -> {
+                        if (e != null) {
+                            failed.compareAndSet(null, e);
+                        } else {
+                            acked.incrementAndGet();
+                        }
+                    });
+                }
+                read += records.count();
+            }
+            producer.flush();
+        }
+        long nanos = System.nanoTime() - start;
+        if (failed.get() != null || acked.get() != orders) {
+            throw new IllegalStateException("the copy acknowledged " + acked.get() + " of " + orders, failed.get());
+        }
+        return new Run("copy: consumer → producer, no transactions, no state", orders, nanos, cpu.stop());
+    }
+
+    /** The running-totals job in this JVM from offset 0 until it committed the end of every input partition. */
+    private Run runningTotals(String application, boolean exactlyOnce) throws Exception {
+        String output = createTopic(application + "-totals");
+        List<String> sets = new ArrayList<>(List.of(
+                "kafka.bootstrap=" + bootstrap,
+                "application=" + application,
+                "instance-id=bench",
+                "pipeline.0.source.topic=" + input,
+                "pipeline.2.sink.topic=" + output,
+                "processing.checkpoint.interval=1s",
+                "processing.guarantee=" + (exactlyOnce ? "exactly-once" : "at-least-once"),
+                "processing.state.dir=" + Path.of("target", "bench-state", application).toAbsolutePath()));
+        sets.addAll(extraSettings);
+        WeirConfig config = new ConfigLoader().load(EXAMPLE, Map.of(), sets);
+        Recording recording = startProfile(application);
+        CpuSampler cpu = CpuSampler.start();
+        long start = System.nanoTime();
+        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
+            instance.start();
+            long lastPrint = start;
+            while (committed(application) < orders) {
+                if (instance.stopped()) {
+                    throw new IllegalStateException(application + " stopped", instance.awaitTermination());
+                }
+                TimeUnit.MILLISECONDS.sleep(20);
+                if (System.nanoTime() - lastPrint > 10_000_000_000L) {
+                    lastPrint = System.nanoTime();
+                    System.out.printf("  %s: %,d committed, checkpoint %d took %d ms%n", application,
+                            committed(application), instance.stats().lastCompletedCheckpoint(),
+                            instance.stats().lastCheckpointMillis());
+                }
+            }
+            long nanos = System.nanoTime() - start;
+            CpuSampler.Load load = cpu.stop();
+            stopProfile(recording, application);
+            System.out.printf("  %s: %d checkpoints, last took %d ms, %d failovers%n", application,
+                    instance.stats().lastCompletedCheckpoint(), instance.stats().lastCheckpointMillis(),
+                    instance.stats().failovers());
+            String name = "running totals, " + (exactlyOnce ? "exactly-once" : "at-least-once") + ", 1 s checkpoints";
+            Run run = new Run(name, orders, nanos, load);
+            if (verify) {
+                instance.close();
+                System.out.println("  " + application + ": verify "
+                        + new RunningTotalsVerifier(bootstrap).verify(input, output, exactlyOnce));
+            }
+            return run;
+        }
+    }
+
+    /**
+     * Runs the exactly-once job in a child JVM over the loaded orders; in each round waits for
+     * progress, kills it, restarts it at once and times the first new committed output.
+     */
+    private List<Recovery> recovery() throws Exception {
+        String application = "bench-recovery";
+        String output = createTopic(application + "-totals");
+        List<Recovery> results = new ArrayList<>();
+        List<String> sets = new ArrayList<>(List.of(
+                "kafka.bootstrap=" + bootstrap,
+                "application=" + application,
+                "instance-id=bench-1",
+                "pipeline.0.source.topic=" + input,
+                "pipeline.2.sink.topic=" + output,
+                "processing.checkpoint.interval=1s",
+                "processing.state.dir=" + Path.of("target", "bench-state", application).toAbsolutePath()));
+        sets.addAll(extraSettings);
+        String logging = "-Dlogback.configurationFile=" + Path.of("bench", "logback-recovery.xml").toAbsolutePath();
+        try (WeirProcess weir = WeirProcess.run(application, EXAMPLE, sets, logging);
+                KafkaConsumer<byte[], byte[]> reader = committedReader()) {
+            weir.start();
+            List<TopicPartition> parts = new ArrayList<>();
+            for (int i = 0; i < partitions; i++) {
+                parts.add(new TopicPartition(output, i));
+            }
+            reader.assign(parts);
+            for (int round = 1; round <= recoveryRounds; round++) {
+                // Progress first: a few checkpoints completed by this start.
+                long target = committed(application) + 100_000;
+                while (committed(application) < Math.min(target, orders - 100_000)) {
+                    weir.assertAlive();
+                    TimeUnit.MILLISECONDS.sleep(50);
+                }
+                long committedAtKill = committed(application);
+                long killStart = System.nanoTime();
+                weir.kill();
+                long killMillis = (System.nanoTime() - killStart) / 1_000_000;
+                // What read_committed readers could see when the process died; anything after is new output.
+                Map<TopicPartition, Long> visible = lastStableOffsets(output);
+                visible.forEach(reader::seek);
+                LocalTime restartedAt = LocalTime.now();
+                long restartStart = System.nanoTime();
+                weir.start();
+                long firstOutput = -1;
+                while (firstOutput < 0) {
+                    if (!reader.poll(Duration.ofMillis(5)).isEmpty()) {
+                        firstOutput = (System.nanoTime() - restartStart) / 1_000_000;
+                    } else if (System.nanoTime() - restartStart > TimeUnit.MINUTES.toNanos(2)) {
+                        throw new IllegalStateException("no committed output within 2 minutes of restart; see "
+                                + weir.log());
+                    } else {
+                        weir.assertAlive();
+                    }
+                }
+                Recovery r = new Recovery(round, committedAtKill, killMillis, firstOutput,
+                        childTimes(weir.log(), restartedAt));
+                System.out.printf("  recovery %d: killed at %,d committed inputs in %d ms; first new committed "
+                        + "output %d ms after the restart (%s)%n", round, committedAtKill, killMillis, firstOutput,
+                        r.childTimes);
+                results.add(r);
+            }
+        }
+        return results;
+    }
+
+    /**
+     * From the child's log (bench/logback-recovery.xml), ms from the restart command to: instance
+     * started, partitions assigned, transactional producers initialised (after reading the
+     * checkpoints; initialising aborts the killed process's open transactions), tasks restored,
+     * first checkpoint completed.
+     */
+    private static String childTimes(Path log, LocalTime restartedAt) throws Exception {
+        List<String> lines = Files.readAllLines(log);
+        List<String> times = new ArrayList<>();
+        for (String marker : List.of("started as instance", "partitions assigned", "initialised ", "restored ",
+                "completed in ")) {
+            times.add(logTime(lines, marker, restartedAt));
+        }
+        return String.join(" / ", times);
+    }
+
+    private static String logTime(List<String> lines, String marker, LocalTime restartedAt) {
+        Optional<String> line = lines.stream().filter(l -> l.contains(marker)).findFirst();
+        if (line.isEmpty() || line.get().length() < 12) {
+            return "?";
+        }
+        LocalTime at = LocalTime.parse(line.get().substring(0, 12), LOG_TIME);
+        return Long.toString(Duration.between(restartedAt, at).toMillis());
+    }
+
+    private KafkaConsumer<byte[], byte[]> committedReader() {
+        Map<String, Object> c = new HashMap<>();
+        c.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        c.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "10");
+        return new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
+    private Map<TopicPartition, Long> lastStableOffsets(String topic) throws Exception {
+        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+        for (int i = 0; i < partitions; i++) {
+            request.put(new TopicPartition(topic, i), OffsetSpec.latest());
+        }
+        Map<TopicPartition, Long> out = new HashMap<>();
+        admin.listOffsets(request, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all()
+                .get(30, TimeUnit.SECONDS)
+                .forEach((tp, info) -> out.put(tp, info.offset()));
+        return out;
+    }
+
+    /** The input positions the group committed, summed over partitions. */
+    private long committed(String group) throws Exception {
+        Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
+                .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+        return offsets.values().stream().filter(o -> o != null).mapToLong(OffsetAndMetadata::offset).sum();
+    }
+
+    private String createTopic(String name) throws Exception {
+        admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        // Wait until every partition's leader answers, so the first sends never race its election.
+        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+        for (int i = 0; i < partitions; i++) {
+            request.put(new TopicPartition(name, i), OffsetSpec.latest());
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                Map<TopicPartition, ListOffsetsResult.ListOffsetsResultInfo> ignored =
+                        admin.listOffsets(request).all().get(30, TimeUnit.SECONDS);
+                return name;
+            } catch (java.util.concurrent.ExecutionException e) {
+                // Right after creation the admin client may not know the topic yet.
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                TimeUnit.MILLISECONDS.sleep(50);
+            }
+        }
+    }
+
+    private Recording startProfile(String name) {
+        if (profileDir == null) {
+            return null;
+        }
+        Recording r = new Recording();
+        r.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(10));
+        r.enable("jdk.JavaMonitorWait").withThreshold(Duration.ofMillis(1)).withStackTrace();
+        r.enable("jdk.ThreadPark").withThreshold(Duration.ofMillis(1)).withStackTrace();
+        r.enable("jdk.JavaMonitorEnter").withThreshold(Duration.ofMillis(1)).withStackTrace();
+        r.enable("jdk.SocketRead").withThreshold(Duration.ofMillis(1)).withStackTrace();
+        r.enable("jdk.GarbageCollection");
+        r.enable("jdk.CPULoad").withPeriod(Duration.ofSeconds(1));
+        r.enable("jdk.ThreadCPULoad").withPeriod(Duration.ofSeconds(1));
+        r.setName(name);
+        r.start();
+        return r;
+    }
+
+    private void stopProfile(Recording r, String name) throws Exception {
+        if (r == null) {
+            return;
+        }
+        r.stop();
+        Files.createDirectories(profileDir);
+        Path file = profileDir.resolve(name + ".jfr");
+        r.dump(file);
+        r.close();
+        System.out.println("  profile of " + name + " in " + file);
+    }
+}
