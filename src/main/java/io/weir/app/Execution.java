@@ -107,7 +107,7 @@ final class Execution implements SourceLoop.Execution {
                 ? new TransactionalProducers(ctx.clients(), s.transactionalIdPrefix(), poolSize(s),
                         s.transactionTimeout().toMillis(), s.checkpointTopic())
                 : new AtLeastOnceProducers(ctx.clients(), s.application() + "-" + s.instanceId(), s.checkpointTopic(),
-                        positions -> ctx.source().commitOffsets(positions, ctx.stats().lastCompletedCheckpoint()));
+                        ctx.source()::commitOffsets);
         SnapshotRetention retention = new SnapshotRetention(s.retain(), ctx.snapshots(), ctx.uploads());
         coordinator = new CheckpointCoordinator(new CheckpointCoordinator.Setup(s.checkpoint(), taskInputs,
                 lastCompleted, ctx.seams().checkpointIo().apply(io(ctx)), ctx.snapshots(), ctx.coordinatorLoop(), ctx.uploads(), ctx.committer(),

@@ -7,7 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
@@ -20,10 +20,10 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 public final class AtLeastOnceProducers implements EpochProducers {
     private final String checkpointTopic;
     private final KafkaProducer<byte[], byte[]> producer;
-    private final Consumer<Map<InputPartition, Long>> offsetCommitter;
+    private final BiConsumer<Map<InputPartition, Long>, Long> offsetCommitter;
 
     public AtLeastOnceProducers(KafkaClients clients, String clientId, String checkpointTopic,
-            Consumer<Map<InputPartition, Long>> offsetCommitter) {
+            BiConsumer<Map<InputPartition, Long>, Long> offsetCommitter) {
         this.checkpointTopic = checkpointTopic;
         this.producer = clients.idempotentProducer(clientId);
         this.offsetCommitter = offsetCommitter;
@@ -50,7 +50,7 @@ public final class AtLeastOnceProducers implements EpochProducers {
             producer.send(new ProducerRecord<>(checkpointTopic, t.task().getBytes(StandardCharsets.UTF_8),
                     CheckpointRecords.encode(t))).get();
         }
-        offsetCommitter.accept(positions);
+        offsetCommitter.accept(positions, checkpointId);
     }
 
     @Override

@@ -215,6 +215,8 @@ public final class SourceLoop implements Runnable {
             positions.forEach((ip, o) -> offsets.put(new TopicPartition(ip.topic(), ip.partition()),
                     new OffsetAndMetadata(o, "ckpt=" + checkpointId)));
             consumer.commitAsync(offsets, (o, e) -> {
+                // Only a hint for lag monitoring: the checkpoint record, already written, is what a
+                // restore uses, so a failed commit loses nothing and needs no failover.
                 if (e != null) {
                     LOG.warn("committing offsets of checkpoint {} failed: {}", checkpointId, e.toString());
                 }
