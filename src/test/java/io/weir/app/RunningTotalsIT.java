@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.weir.config.ConfigLoader;
+import io.weir.fixtures.TotalsJob;
 import io.weir.config.WeirConfig;
 import io.weir.fixtures.KafkaFixture;
 import io.weir.kafka.KafkaClients;
@@ -13,7 +13,6 @@ import io.weir.kafka.Topics;
 import io.weir.tools.OrderGenerator;
 import io.weir.tools.RunningTotalsVerifier;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,24 +27,19 @@ import org.junit.jupiter.api.Timeout;
 class RunningTotalsIT {
     private static final Duration DEADLINE = Duration.ofSeconds(90);
 
-    /** A running-totals job on fresh topics, with extra overrides. */
+    /** A running-totals job on fresh topics ({@link TotalsJob}), with extra overrides. */
     private static final class Job {
-        final String app = KafkaFixture.uniqueTopic("rt");
-        final String orders = KafkaFixture.createTopic(app + "-orders", 4);
-        final String totals = app + "-totals";
+        final TotalsJob topics = TotalsJob.create("rt", 4);
+        final String app = topics.application();
+        final String orders = topics.orders();
+        final String totals = topics.totals();
         final WeirConfig config;
 
-        Job(String... overrides) throws Exception {
+        Job(String... overrides) {
             List<String> sets = new ArrayList<>(List.of(
-                    "application=" + app,
-                    "instance-id=i1",
-                    "kafka.bootstrap=" + KafkaFixture.bootstrap(),
-                    "pipeline.0.source.topic=" + orders,
-                    "pipeline.2.sink.topic=" + totals,
-                    "processing.checkpoint.interval=200ms",
-                    "processing.restart.initial-backoff=100ms"));
+                    "instance-id=i1", "processing.checkpoint.interval=200ms", "processing.restart.initial-backoff=100ms"));
             sets.addAll(List.of(overrides));
-            config = new ConfigLoader().load(Path.of("config/examples/running-totals.yaml"), Map.of(), sets);
+            config = topics.config(sets.toArray(String[]::new));
         }
 
         Instance start() throws Exception {
@@ -70,8 +64,8 @@ class RunningTotalsIT {
             }
         }
 
-        RunningTotalsVerifier.Result verify(boolean exactlyOnce) throws Exception {
-            return new RunningTotalsVerifier(KafkaFixture.bootstrap()).verify(orders, totals, exactlyOnce);
+        RunningTotalsVerifier.Result verify(boolean exactlyOnce) {
+            return topics.verify(exactlyOnce);
         }
 
         /** Waits until the read_committed output holds as many records as there are inputs. */
@@ -171,7 +165,6 @@ class RunningTotalsIT {
     @Test
     void aLeftoverTransactionOutsideThePoolIsAbortedAtStart() throws Exception {
         Job job = new Job("processing.checkpoint.max-concurrent=1");
-        KafkaFixture.createTopic(job.totals, 4);
         // A predecessor with a larger pool left transactional id slot 5 open on the output topic.
         KafkaClients clients = KafkaClients.of(KafkaFixture.bootstrap());
         try (KafkaProducer<byte[], byte[]> leftover = clients.transactionalProducer(job.app + "-i1-5", 600_000)) {
