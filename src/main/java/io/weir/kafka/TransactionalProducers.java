@@ -46,10 +46,23 @@ public final class TransactionalProducers implements EpochProducers {
         List<KafkaProducer<byte[], byte[]>> created = new ArrayList<>(size);
         try {
             for (int slot = 0; slot < size; slot++) {
-                KafkaProducer<byte[], byte[]> p =
-                        clients.transactionalProducer(transactionalIdPrefix + slot, transactionTimeoutMs);
-                created.add(p);
-                p.initTransactions();
+                created.add(clients.transactionalProducer(transactionalIdPrefix + slot, transactionTimeoutMs));
+            }
+            // Each initialisation is a few round trips to the transaction coordinator (and may wait
+            // for a predecessor's transaction to be aborted): do them side by side, it is on the
+            // restart path.
+            List<java.util.concurrent.CompletableFuture<Void>> inits = new ArrayList<>(size);
+            for (KafkaProducer<byte[], byte[]> p : created) {
+                // A short-lived thread each: the common pool has one thread on a 2-core machine.
+                inits.add(java.util.concurrent.CompletableFuture.runAsync(p::initTransactions,
+                        r -> new Thread(r, "weir-producer-init").start()));
+            }
+            for (java.util.concurrent.CompletableFuture<Void> init : inits) {
+                try {
+                    init.join();
+                } catch (java.util.concurrent.CompletionException e) {
+                    throw e.getCause() instanceof RuntimeException r ? r : e;
+                }
             }
         } catch (RuntimeException e) {
             created.forEach(p -> p.close(Duration.ZERO));
