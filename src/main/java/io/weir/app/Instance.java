@@ -14,7 +14,10 @@ import io.weir.kafka.SourceLoop;
 import io.weir.kafka.Topics;
 import io.weir.kafka.TransactionalProducers;
 import io.weir.state.FileSnapshotStore;
+import io.weir.state.MemoryBackend;
+import io.weir.state.RocksDbBackend;
 import io.weir.state.SnapshotStore;
+import io.weir.state.StateBackend;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.List;
@@ -45,6 +48,7 @@ public final class Instance implements AutoCloseable {
     private final Counters counters = new Counters();
     private final Stats stats = new Stats();
     private SnapshotStore snapshots;
+    private StateBackend backend;
     private ScheduledExecutorService coordinatorLoop;
     private ExecutorService uploads;
     private ExecutorService committer;
@@ -122,9 +126,13 @@ public final class Instance implements AutoCloseable {
                 abortLeftovers(topics);
             }
         }
-        snapshots = seams.snapshots().apply(settings.snapshots() == InstanceSettings.SnapshotStoreKind.KAFKA
+        StateSettings state = settings.state();
+        snapshots = seams.snapshots().apply(state.snapshots() == StateSettings.SnapshotStoreKind.KAFKA
                 ? new KafkaSnapshotStore(clients, settings.snapshotTopic(), clientId())
-                : new FileSnapshotStore(settings.snapshotDir()));
+                : new FileSnapshotStore(state.snapshotDir()));
+        backend = state.backend() == StateSettings.Backend.ROCKSDB
+                ? new RocksDbBackend(settings.localStateDir(), state.rocksdb())
+                : new MemoryBackend();
         coordinatorLoop = Executors.newSingleThreadScheduledExecutor(named("weir-coordinator"));
         uploads = Executors.newFixedThreadPool(2, named("weir-upload"));
         committer = Executors.newSingleThreadExecutor(named("weir-committer"));
@@ -172,7 +180,7 @@ public final class Instance implements AutoCloseable {
 
     private SourceLoop.Execution startExecution(
             java.util.Set<InputPartition> assigned, Map<InputPartition, Long> committedCheckpoints) throws Exception {
-        return Execution.start(new Execution.Context(settings, clients, snapshots, coordinatorLoop, uploads,
+        return Execution.start(new Execution.Context(settings, clients, snapshots, backend, coordinatorLoop, uploads,
                 committer, clock, counters, stats, source, seams), assigned, committedCheckpoints);
     }
 
@@ -207,6 +215,9 @@ public final class Instance implements AutoCloseable {
                     Thread.currentThread().interrupt();
                 }
             }
+        }
+        if (backend != null) {
+            backend.close(); // after the source loop stopped its execution, which closed every store
         }
         if (snapshots != null) {
             snapshots.close();

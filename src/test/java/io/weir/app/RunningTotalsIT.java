@@ -43,7 +43,8 @@ class RunningTotalsIT {
                     "pipeline.0.source.topic=" + orders,
                     "pipeline.2.sink.topic=" + totals,
                     "processing.checkpoint.interval=200ms",
-                    "processing.restart.initial-backoff=100ms"));
+                    "processing.restart.initial-backoff=100ms",
+                    "processing.state.dir=" + java.nio.file.Files.createTempDirectory("weir-state")));
             sets.addAll(List.of(overrides));
             config = new ConfigLoader().load(Path.of("config/examples/running-totals.yaml"), Map.of(), sets);
         }
