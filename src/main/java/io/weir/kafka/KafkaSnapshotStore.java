@@ -61,7 +61,7 @@ public final class KafkaSnapshotStore implements SnapshotStore {
         this.clients = clients;
         this.clientId = clientId;
         this.producer = clients.idempotentProducer(clientId + "-snapshots");
-        this.reader = clients.reader(clientId + "-snapshot-reader", false);
+        this.reader = clients.snapshotReader(clientId + "-snapshot-reader");
     }
 
     @Override
@@ -154,7 +154,7 @@ public final class KafkaSnapshotStore implements SnapshotStore {
 
     @Override
     public List<StoredFile> list(Predicate<String> names) throws IOException {
-        try (KafkaConsumer<byte[], byte[]> scanner = clients.reader(clientId + "-snapshot-scan", false)) {
+        try (KafkaConsumer<byte[], byte[]> scanner = clients.snapshotReader(clientId + "-snapshot-scan")) {
             return new SnapshotTopicScan(scanner, topic).files(names);
         }
     }
