@@ -55,6 +55,7 @@ final class Execution implements SourceLoop.Execution {
     /** What an execution is built from; shared by all executions of an instance. */
     record Context(InstanceSettings settings, KafkaClients clients, SnapshotStore snapshots, StateBackend backend,
             ScheduledExecutorService coordinatorLoop, ExecutorService uploads, ExecutorService committer,
+            ExecutorService housekeeping,
             LongSupplier clock, Counters counters, Instance.Stats stats, SourceLoop source, Seams seams) {}
 
     private final Map<InputPartition, Channel> channels = new HashMap<>();
@@ -112,7 +113,7 @@ final class Execution implements SourceLoop.Execution {
                         s.transactionTimeout().toMillis(), s.checkpointTopic())
                 : new AtLeastOnceProducers(ctx.clients(), s.application() + "-" + s.instanceId(), s.checkpointTopic(),
                         positions -> ctx.source().commitOffsets(positions, ctx.stats().lastCompletedCheckpoint()));
-        SnapshotRetention retention = new SnapshotRetention(s.state().retain(), ctx.snapshots(), ctx.uploads());
+        SnapshotRetention retention = new SnapshotRetention(s.state().retain(), ctx.snapshots(), ctx.housekeeping());
         history.forEach((task, h) -> retention.restored(task, h.stream().map(TaskCheckpoint::state).toList()));
         // Every file a store of this execution writes starts with task/generation/: see OrphanSweep.
         String generation = Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
@@ -169,7 +170,7 @@ final class Execution implements SourceLoop.Execution {
                 restored.size(), lastCompleted);
         Map<String, Set<String>> referenced = new HashMap<>();
         taskInputs.keySet().forEach(task -> referenced.put(task, retention.referenced(task)));
-        ctx.uploads().execute(new OrphanSweep(ctx.snapshots(), referenced, generation));
+        ctx.housekeeping().execute(new OrphanSweep(ctx.snapshots(), referenced, generation));
     }
 
     /**

@@ -52,6 +52,8 @@ public final class Instance implements AutoCloseable {
     private ScheduledExecutorService coordinatorLoop;
     private ExecutorService uploads;
     private ExecutorService committer;
+    /** Deletes snapshot files (retention, orphan sweeps) without taking an upload thread. */
+    private ExecutorService housekeeping;
     private SourceLoop source;
     private Thread sourceThread;
 
@@ -136,6 +138,7 @@ public final class Instance implements AutoCloseable {
         coordinatorLoop = Executors.newSingleThreadScheduledExecutor(named("weir-coordinator"));
         uploads = Executors.newFixedThreadPool(2, named("weir-upload"));
         committer = Executors.newSingleThreadExecutor(named("weir-committer"));
+        housekeeping = Executors.newSingleThreadExecutor(named("weir-housekeeping"));
         RestartStrategy restart = new RestartStrategy(settings.restart(), ThreadLocalRandom.current()::nextDouble);
         source = new SourceLoop(
                 clients.sourceConsumer(settings.application(), settings.instanceId(), clientId(),
@@ -181,7 +184,7 @@ public final class Instance implements AutoCloseable {
     private SourceLoop.Execution startExecution(
             java.util.Set<InputPartition> assigned, Map<InputPartition, Long> committedCheckpoints) throws Exception {
         return Execution.start(new Execution.Context(settings, clients, snapshots, backend, coordinatorLoop, uploads,
-                committer, clock, counters, stats, source, seams), assigned, committedCheckpoints);
+                committer, housekeeping, clock, counters, stats, source, seams), assigned, committedCheckpoints);
     }
 
     /** Whether the instance stopped (a fatal error, or closed). */
@@ -206,7 +209,7 @@ public final class Instance implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        for (ExecutorService e : new ExecutorService[] {coordinatorLoop, uploads, committer}) {
+        for (ExecutorService e : new ExecutorService[] {coordinatorLoop, uploads, committer, housekeeping}) {
             if (e != null) {
                 e.shutdownNow();
                 try {

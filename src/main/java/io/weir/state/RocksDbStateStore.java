@@ -18,6 +18,8 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One task's state in its own RocksDB under {@code <state dir>/<task>/db}.
@@ -38,6 +40,7 @@ import org.rocksdb.WriteOptions;
  * coordinator's thread calls; it touches only {@link SharedFiles} and old checkpoint directories.
  */
 final class RocksDbStateStore implements StateStore {
+    private static final Logger LOG = LoggerFactory.getLogger(RocksDbStateStore.class);
     private static final int SCAN_BATCH = 256;
 
     private final String task;
@@ -45,7 +48,7 @@ final class RocksDbStateStore implements StateStore {
     private final Path taskDir;
     private final RocksDB db;
     private final WriteOptions writes = new WriteOptions().setDisableWAL(true);
-    private final FlushOptions flush = new FlushOptions().setWaitForFlush(true);
+    private final FlushOptions flush = new FlushOptions().setWaitForFlush(true).setAllowWriteStall(true);
     private final SharedFiles shared;
     private final Consumer<RocksDbStateStore> onClose;
     private volatile long lastCompleted;
@@ -121,13 +124,17 @@ final class RocksDbStateStore implements StateStore {
         ensureOpen();
         Path dir = checkpointDir(checkpointId);
         try {
+            long started = System.nanoTime();
             // Flushing first puts every write into SST files, so the checkpoint needs no log replay.
             db.flush(flush);
+            long flushed = System.nanoTime();
             LocalFiles.deleteTree(dir);
             Files.createDirectories(dir.getParent());
             try (Checkpoint checkpoint = Checkpoint.create(db)) {
                 checkpoint.createCheckpoint(dir.toString());
             }
+            LOG.debug("{}: checkpoint {} synchronous part: flush {} ms, native checkpoint {} ms", task, checkpointId,
+                    (flushed - started) / 1_000_000, (System.nanoTime() - flushed) / 1_000_000);
         } catch (RocksDBException | IOException e) {
             throw new IllegalStateException("snapshot " + checkpointId + " of " + task + " failed: " + e.getMessage(),
                     e);
