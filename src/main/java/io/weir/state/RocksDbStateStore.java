@@ -193,8 +193,9 @@ final class RocksDbStateStore implements StateStore {
                     LocalFiles.deleteTree(d);
                 }
             }
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             // Left-over directories cost only disk; the next restore of the task removes them.
+            LOG.debug("{}: could not remove old checkpoint directories: {}", task, e.toString());
         }
     }
 
