@@ -46,7 +46,7 @@ public final class RocksDbBackend implements StateBackend {
         this.options = new Options()
                 .setCreateIfMissing(true)
                 .setWriteBufferSize(settings.writeBufferBytes())
-                .setMaxWriteBufferNumber(3)
+                .setMaxWriteBufferNumber(2)
                 .setCompressionType(CompressionType.LZ4_COMPRESSION)
                 .setLevelCompactionDynamicLevelBytes(true)
                 .setMaxBackgroundJobs(2)
