@@ -132,9 +132,14 @@ public final class Instance implements AutoCloseable {
         snapshots = seams.snapshots().apply(state.snapshots() == StateSettings.SnapshotStoreKind.KAFKA
                 ? new KafkaSnapshotStore(clients, settings.snapshotTopic(), clientId())
                 : new FileSnapshotStore(state.snapshotDir()));
-        backend = state.backend() == StateSettings.Backend.ROCKSDB
-                ? new RocksDbBackend(settings.localStateDir(), state.rocksdb())
-                : new MemoryBackend();
+        try {
+            backend = state.backend() == StateSettings.Backend.ROCKSDB
+                    ? new RocksDbBackend(settings.localStateDir(), state.rocksdb())
+                    : new MemoryBackend();
+        } catch (IOException e) {
+            throw new Topics.StartupException("cannot use " + settings.localStateDir() + " for RocksDB state "
+                    + "(processing.state.dir): " + e, e);
+        }
         coordinatorLoop = Executors.newSingleThreadScheduledExecutor(named("weir-coordinator"));
         uploads = Executors.newFixedThreadPool(2, named("weir-upload"));
         committer = Executors.newSingleThreadExecutor(named("weir-committer"));
