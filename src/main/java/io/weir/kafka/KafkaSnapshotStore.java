@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.function.Predicate;
 import java.util.zip.CRC32C;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -163,7 +164,7 @@ public final class KafkaSnapshotStore implements SnapshotStore {
     public void close() {
         producer.close(Duration.ofSeconds(5));
         synchronized (this) {
-            reader.close(Duration.ofSeconds(5));
+            reader.close(CloseOptions.timeout(Duration.ofSeconds(5)));
         }
     }
 
