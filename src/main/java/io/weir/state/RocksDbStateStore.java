@@ -48,6 +48,10 @@ final class RocksDbStateStore implements StateStore {
     private final Path taskDir;
     private final RocksDB db;
     private final WriteOptions writes = new WriteOptions().setDisableWAL(true);
+    /**
+     * The barrier flush may stall writes: the only writer is this task's thread, which waits for the
+     * flush anyway, and without it RocksDB first waits for an earlier memtable's flush to finish.
+     */
     private final FlushOptions flush = new FlushOptions().setWaitForFlush(true).setAllowWriteStall(true);
     private final SharedFiles shared;
     private final Consumer<RocksDbStateStore> onClose;
