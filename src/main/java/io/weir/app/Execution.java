@@ -19,8 +19,9 @@ import io.weir.kafka.KafkaClients;
 import io.weir.kafka.SourceLoop;
 import io.weir.kafka.TransactionalProducers;
 import io.weir.state.KeyedState;
-import io.weir.state.MemoryStateStore;
+import io.weir.state.RestorePoint;
 import io.weir.state.SnapshotStore;
+import io.weir.state.StateBackend;
 import io.weir.state.StateStore;
 import java.io.IOException;
 import java.time.Duration;
@@ -34,6 +35,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -51,15 +53,16 @@ final class Execution implements SourceLoop.Execution {
     private static final Duration WORKER_STOP_TIMEOUT = Duration.ofSeconds(10);
 
     /** What an execution is built from; shared by all executions of an instance. */
-    record Context(InstanceSettings settings, KafkaClients clients, SnapshotStore snapshots,
+    record Context(InstanceSettings settings, KafkaClients clients, SnapshotStore snapshots, StateBackend backend,
             ScheduledExecutorService coordinatorLoop, ExecutorService uploads, ExecutorService committer,
+            ExecutorService housekeeping,
             LongSupplier clock, Counters counters, Instance.Stats stats, SourceLoop source, Seams seams) {}
 
     private final Map<InputPartition, Channel> channels = new HashMap<>();
     private final Map<InputPartition, Worker> workerOf = new HashMap<>();
     private final Map<InputPartition, Long> startPositions = new HashMap<>();
     private final List<Worker> workers = new ArrayList<>();
-    private final List<StateStore> stores = new ArrayList<>();
+    private final Map<String, StateStore> stores = new HashMap<>();
     private EpochProducers producers;
     private CheckpointCoordinator coordinator;
 
@@ -99,7 +102,9 @@ final class Execution implements SourceLoop.Execution {
             e.getValue().sort(null);
             taskInputs.put(stage.taskName(e.getKey()), e.getValue());
         }
-        Map<String, TaskCheckpoint> restored = readCheckpoints(ctx, taskInputs, committedCheckpoints);
+        Map<String, List<TaskCheckpoint>> history = readCheckpoints(ctx, taskInputs, committedCheckpoints);
+        Map<String, TaskCheckpoint> restored = new HashMap<>();
+        history.forEach((task, h) -> restored.put(task, h.get(h.size() - 1)));
         long lastCompleted = restored.values().stream().mapToLong(TaskCheckpoint::checkpointId).max().orElse(0);
         long firstEpoch = lastCompleted + 1;
 
@@ -108,7 +113,10 @@ final class Execution implements SourceLoop.Execution {
                         s.transactionTimeout().toMillis(), s.checkpointTopic())
                 : new AtLeastOnceProducers(ctx.clients(), s.application() + "-" + s.instanceId(), s.checkpointTopic(),
                         ctx.source()::commitOffsets);
-        SnapshotRetention retention = new SnapshotRetention(s.retain(), ctx.snapshots(), ctx.uploads());
+        SnapshotRetention retention = new SnapshotRetention(s.state().retain(), ctx.snapshots(), ctx.housekeeping());
+        history.forEach((task, h) -> retention.restored(task, h.stream().map(TaskCheckpoint::state).toList()));
+        // Every file a store of this execution writes starts with task/generation/: see OrphanSweep.
+        String generation = Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
         coordinator = new CheckpointCoordinator(new CheckpointCoordinator.Setup(s.checkpoint(), taskInputs,
                 lastCompleted, ctx.seams().checkpointIo().apply(io(ctx)), ctx.snapshots(), ctx.coordinatorLoop(), ctx.uploads(), ctx.committer(),
                 ctx.clock(), listener(ctx, retention)));
@@ -119,14 +127,9 @@ final class Execution implements SourceLoop.Execution {
         List<Task> tasks = new ArrayList<>();
         for (Map.Entry<String, List<InputPartition>> t : taskInputs.entrySet()) {
             TaskCheckpoint checkpoint = restored.get(t.getKey());
-            StateStore store;
-            if (checkpoint == null) {
-                store = new MemoryStateStore(t.getKey());
-            } else {
-                store = MemoryStateStore.restore(t.getKey(), checkpoint.state(), ctx.snapshots());
-                retention.restored(t.getKey(), checkpoint.state());
-            }
-            stores.add(store);
+            StateStore store = ctx.backend().open(t.getKey(), generation, checkpoint == null ? null
+                    : new RestorePoint(t.getKey(), checkpoint.checkpointId(), checkpoint.state()), ctx.snapshots());
+            stores.put(t.getKey(), store);
             List<Channel> taskChannels = new ArrayList<>();
             for (InputPartition ip : t.getValue()) {
                 Channel c = new Channel(taskChannels.size(), ip.toString(), s.channelCapacity());
@@ -165,6 +168,9 @@ final class Execution implements SourceLoop.Execution {
         }
         LOG.info("restored {} tasks ({} from checkpoints, last completed checkpoint {})", tasks.size(),
                 restored.size(), lastCompleted);
+        Map<String, Set<String>> referenced = new HashMap<>();
+        taskInputs.keySet().forEach(task -> referenced.put(task, retention.referenced(task)));
+        ctx.housekeeping().execute(new OrphanSweep(ctx.snapshots(), referenced, generation));
     }
 
     /**
@@ -172,17 +178,20 @@ final class Execution implements SourceLoop.Execution {
      * committed with; the checkpoint topic must hold at least that one, else we read again (a record
      * committed a moment ago may not be visible to this reader yet).
      */
-    private static Map<String, TaskCheckpoint> readCheckpoints(Context ctx, Map<String, List<InputPartition>> taskInputs,
-            Map<InputPartition, Long> committedCheckpoints) throws IOException, InterruptedException {
+    private static Map<String, List<TaskCheckpoint>> readCheckpoints(Context ctx,
+            Map<String, List<InputPartition>> taskInputs, Map<InputPartition, Long> committedCheckpoints)
+            throws IOException, InterruptedException {
         CheckpointReader reader = new CheckpointReader(ctx.clients(), ctx.settings().checkpointTopic());
         long deadline = ctx.clock().getAsLong() + RESTORE_TIMEOUT.toMillis();
         while (true) {
-            Map<String, TaskCheckpoint> latest = reader.latest(new TreeSet<>(taskInputs.keySet()), RESTORE_TIMEOUT);
+            Map<String, List<TaskCheckpoint>> history = reader.history(new TreeSet<>(taskInputs.keySet()),
+                    ctx.settings().state().retain(), RESTORE_TIMEOUT);
             String missing = null;
             for (Map.Entry<String, List<InputPartition>> t : taskInputs.entrySet()) {
                 for (InputPartition ip : t.getValue()) {
                     Long expected = committedCheckpoints.get(ip);
-                    TaskCheckpoint found = latest.get(t.getKey());
+                    List<TaskCheckpoint> h = history.get(t.getKey());
+                    TaskCheckpoint found = h == null ? null : h.get(h.size() - 1);
                     if (expected != null && (found == null || found.checkpointId() < expected)) {
                         missing = t.getKey() + " (offsets committed with checkpoint " + expected + ", found "
                                 + (found == null ? "none" : found.checkpointId()) + ")";
@@ -190,7 +199,7 @@ final class Execution implements SourceLoop.Execution {
                 }
             }
             if (missing == null) {
-                return latest;
+                return history;
             }
             if (ctx.clock().getAsLong() > deadline) {
                 throw new IOException("the checkpoint topic " + ctx.settings().checkpointTopic()
@@ -243,6 +252,12 @@ final class Execution implements SourceLoop.Execution {
             public void completed(long checkpointId, List<TaskCheckpoint> tasks, long durationMillis) {
                 ctx.stats().lastCompletedCheckpoint = checkpointId;
                 ctx.stats().lastCheckpointMillis = durationMillis;
+                for (TaskCheckpoint t : tasks) {
+                    StateStore store = stores.get(t.task());
+                    if (store != null) {
+                        store.checkpointCompleted(checkpointId, t.state());
+                    }
+                }
                 retention.completed(tasks);
                 ctx.source().progress();
             }
@@ -309,7 +324,7 @@ final class Execution implements SourceLoop.Execution {
             producers.close(); // also unblocks a worker still waiting in flush
         }
         awaitWorkers(null);
-        stores.forEach(StateStore::close);
+        stores.values().forEach(StateStore::close);
     }
 
     /** Waits for the workers, at most {@code timeout} (null: as long as it takes). */

@@ -14,7 +14,10 @@ import io.weir.kafka.SourceLoop;
 import io.weir.kafka.Topics;
 import io.weir.kafka.TransactionalProducers;
 import io.weir.state.FileSnapshotStore;
+import io.weir.state.MemoryBackend;
+import io.weir.state.RocksDbBackend;
 import io.weir.state.SnapshotStore;
+import io.weir.state.StateBackend;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.HashMap;
@@ -46,9 +49,12 @@ public final class Instance implements AutoCloseable {
     private final Counters counters = new Counters();
     private final Stats stats = new Stats();
     private SnapshotStore snapshots;
+    private StateBackend backend;
     private ScheduledExecutorService coordinatorLoop;
     private ExecutorService uploads;
     private ExecutorService committer;
+    /** Deletes snapshot files (retention, orphan sweeps) without taking an upload thread. */
+    private ExecutorService housekeeping;
     private SourceLoop source;
     private Thread sourceThread;
 
@@ -123,12 +129,22 @@ public final class Instance implements AutoCloseable {
                 abortLeftovers(topics);
             }
         }
-        snapshots = seams.snapshots().apply(settings.snapshots() == InstanceSettings.SnapshotStoreKind.KAFKA
+        StateSettings state = settings.state();
+        snapshots = seams.snapshots().apply(state.snapshots() == StateSettings.SnapshotStoreKind.KAFKA
                 ? new KafkaSnapshotStore(clients, settings.snapshotTopic(), clientId())
-                : new FileSnapshotStore(settings.snapshotDir()));
+                : new FileSnapshotStore(state.snapshotDir()));
+        try {
+            backend = state.backend() == StateSettings.Backend.ROCKSDB
+                    ? new RocksDbBackend(settings.localStateDir(), state.rocksdb())
+                    : new MemoryBackend();
+        } catch (IOException e) {
+            throw new Topics.StartupException("cannot use " + settings.localStateDir() + " for RocksDB state "
+                    + "(processing.state.dir): " + e, e);
+        }
         coordinatorLoop = Executors.newSingleThreadScheduledExecutor(named("weir-coordinator"));
         uploads = Executors.newFixedThreadPool(2, named("weir-upload"));
         committer = Executors.newSingleThreadExecutor(named("weir-committer"));
+        housekeeping = Executors.newSingleThreadExecutor(named("weir-housekeeping"));
         RestartStrategy restart = new RestartStrategy(settings.restart(), ThreadLocalRandom.current()::nextDouble);
         source = new SourceLoop(
                 clients.sourceConsumer(settings.application(), settings.instanceId(), clientId(),
@@ -184,8 +200,8 @@ public final class Instance implements AutoCloseable {
 
     private SourceLoop.Execution startExecution(
             java.util.Set<InputPartition> assigned, Map<InputPartition, Long> committedCheckpoints) throws Exception {
-        return Execution.start(new Execution.Context(settings, clients, snapshots, coordinatorLoop, uploads,
-                committer, clock, counters, stats, source, seams), assigned, committedCheckpoints);
+        return Execution.start(new Execution.Context(settings, clients, snapshots, backend, coordinatorLoop, uploads,
+                committer, housekeeping, clock, counters, stats, source, seams), assigned, committedCheckpoints);
     }
 
     /** Whether the instance stopped (a fatal error, or closed). */
@@ -226,7 +242,7 @@ public final class Instance implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        for (ExecutorService e : new ExecutorService[] {coordinatorLoop, uploads, committer}) {
+        for (ExecutorService e : new ExecutorService[] {coordinatorLoop, uploads, committer, housekeeping}) {
             if (e != null) {
                 e.shutdownNow();
                 try {
@@ -235,6 +251,9 @@ public final class Instance implements AutoCloseable {
                     Thread.currentThread().interrupt();
                 }
             }
+        }
+        if (backend != null) {
+            backend.close(); // after the source loop stopped its execution, which closed every store
         }
         if (snapshots != null) {
             snapshots.close();

@@ -3,7 +3,6 @@ package io.weir.app;
 import io.weir.checkpoint.CheckpointSettings;
 import io.weir.checkpoint.RestartStrategy;
 import io.weir.dataflow.Stage;
-import java.nio.file.Path;
 import java.time.Duration;
 
 /** Everything an instance needs to run one stage, resolved from the config file. */
@@ -18,15 +17,7 @@ public record InstanceSettings(
         Duration transactionTimeout,
         CheckpointSettings checkpoint,
         RestartStrategy.Settings restart,
-        SnapshotStoreKind snapshots,
-        Path snapshotDir,
-        int retain) {
-
-    /** Where the asynchronous parts of snapshots go. */
-    public enum SnapshotStoreKind {
-        KAFKA,
-        FILESYSTEM
-    }
+        StateSettings state) {
 
     public String checkpointTopic() {
         return application + "-checkpoints";
@@ -34,6 +25,11 @@ public record InstanceSettings(
 
     public String snapshotTopic() {
         return application + "-snapshots";
+    }
+
+    /** This instance's part of the state directory: instances sharing a disk never share a database. */
+    public java.nio.file.Path localStateDir() {
+        return state.dir().resolve(application).resolve(instanceId);
     }
 
     /** The prefix of this instance's transactional ids; the slot number follows. */

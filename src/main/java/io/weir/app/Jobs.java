@@ -13,6 +13,7 @@ import io.weir.dataflow.Stage;
 import io.weir.kafka.KafkaClients;
 import io.weir.operators.Aggregate;
 import io.weir.operators.Codecs;
+import io.weir.state.RocksDbSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -38,7 +39,6 @@ public final class Jobs {
         Stage stage = new Stage(config.application(), List.of(source.topic()), Codecs.named(format(source.format())),
                 operators, sink.topic(), Codecs.named(format(sink.format())), config.deadLetter().topic());
         var c = p.checkpoint();
-        StateConfig state = p.state();
         return new InstanceSettings(
                 config.application(),
                 config.instanceId(),
@@ -50,11 +50,21 @@ public final class Jobs {
                 p.transactionTimeout(),
                 new CheckpointSettings(c.interval(), c.timeout(), c.maxConcurrent(), c.minPause()),
                 restart(p.restart()),
+                state(p.state()));
+    }
+
+    private static StateSettings state(StateConfig state) {
+        return new StateSettings(
+                state.backend() == StateConfig.Backend.ROCKSDB
+                        ? StateSettings.Backend.ROCKSDB
+                        : StateSettings.Backend.MEMORY,
+                state.dir(),
                 state.snapshots() == StateConfig.SnapshotStore.KAFKA
-                        ? InstanceSettings.SnapshotStoreKind.KAFKA
-                        : InstanceSettings.SnapshotStoreKind.FILESYSTEM,
+                        ? StateSettings.SnapshotStoreKind.KAFKA
+                        : StateSettings.SnapshotStoreKind.FILESYSTEM,
                 state.snapshotDir().orElse(state.dir().resolve("snapshots")),
-                state.retain());
+                state.retain(),
+                new RocksDbSettings(state.rocksdb().blockCacheBytes(), state.rocksdb().writeBufferBytes()));
     }
 
     private static Supplier<Operator> operator(OperatorStep step) {

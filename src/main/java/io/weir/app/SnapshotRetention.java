@@ -17,11 +17,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the files of the last {@code retain} completed checkpoints of each task and deletes the
- * files no retained checkpoint references any more (a file shared by several checkpoints stays
- * while one of them is retained).
+ * files no retained checkpoint references any more. Incremental checkpoints share files, so a file
+ * is reference-counted by the retained checkpoints naming it and stays while one of them is kept.
  *
- * <p>Threading: {@link #completed} is called from the coordinator's loop only; deletions run on
- * the given executor.
+ * <p>An execution builds its retention from the checkpoint topic ({@link #restored}: the task's last
+ * {@code retain} records there), not from memory, so what is retained survives failovers,
+ * rebalances and restarts alike. Checkpoints that compaction already removed from the topic can no
+ * longer be restored from, so forgetting their files is safe.
+ *
+ * <p>Threading: {@link #restored} and {@link #referenced} while the execution is built, then
+ * {@link #completed} from the coordinator's loop only; deletions run on the given executor.
  */
 final class SnapshotRetention {
     private static final Logger LOG = LoggerFactory.getLogger(SnapshotRetention.class);
@@ -37,9 +42,20 @@ final class SnapshotRetention {
         this.deleter = deleter;
     }
 
-    /** A restored checkpoint counts as retained: its files are still needed. */
-    void restored(String task, StateHandle handle) {
-        retained.computeIfAbsent(task, t -> new ArrayDeque<>()).addLast(handle);
+    /** The task's completed checkpoints still in the checkpoint topic, oldest first. */
+    void restored(String task, List<StateHandle> history) {
+        Deque<StateHandle> handles = new ArrayDeque<>(history);
+        while (handles.size() > retain) {
+            handles.removeFirst(); // kept by no one now; the orphan sweep removes their files
+        }
+        retained.put(task, handles);
+    }
+
+    /** Names of the files the retained checkpoints of {@code task} reference. */
+    Set<String> referenced(String task) {
+        Set<String> names = new HashSet<>();
+        retained.getOrDefault(task, new ArrayDeque<>()).forEach(h -> h.files().forEach(f -> names.add(f.name())));
+        return names;
     }
 
     void completed(List<TaskCheckpoint> tasks) {
@@ -48,8 +64,7 @@ final class SnapshotRetention {
             handles.addLast(c.state());
             while (handles.size() > retain) {
                 StateHandle dropped = handles.removeFirst();
-                Set<String> stillNeeded = new HashSet<>();
-                handles.forEach(h -> h.files().forEach(f -> stillNeeded.add(f.name())));
+                Set<String> stillNeeded = referenced(c.task());
                 for (StoredFile f : dropped.files()) {
                     if (!stillNeeded.contains(f.name())) {
                         deleter.execute(() -> delete(f));
@@ -63,6 +78,7 @@ final class SnapshotRetention {
         try {
             store.delete(f);
         } catch (Exception e) {
+            // An undeleted file is an orphan: the sweep at the task's next start removes it.
             LOG.warn("could not delete snapshot file {} (it stays as an orphan): {}", f.name(), e.toString());
         }
     }

@@ -14,7 +14,9 @@
  * until all did, then takes the synchronous part of its snapshot. So snapshot n reflects exactly
  * the records before Sn — no more, no less — on every input. The asynchronous part writes that
  * frozen version to the snapshot store; {@code SnapshotStore.write} returns only once the files
- * are durable.
+ * are durable. An incremental snapshot also names files an earlier completed checkpoint stored;
+ * those stay as long as any retained checkpoint names them, and the latest completed checkpoint is
+ * always retained.
  *
  * <p><b>Output belongs to its epoch.</b> Everything a task emits while in epoch n (results and
  * dead letters) goes to transaction Tn. At barrier n the task waits for all its Tn sends to be
@@ -31,7 +33,7 @@
  * aborted — by the next owner of the transactional ids, whose initialisation aborts them, or by
  * the transaction timeout — so none of their output is ever read_committed; the restore uses
  * checkpoint n-1 or older, whose output, state and positions belong together; the snapshot files
- * of n are orphans (never referenced, deleted later). During the commit: the transaction
+ * of n are orphans (never referenced), deleted by the sweep when the task next starts. During the commit: the transaction
  * coordinator finishes it (or aborts it) before anyone can read the offsets — the restoring
  * instance asks for stable offsets and reads the checkpoint topic read_committed, so it sees
  * either all of n or nothing of it. After the commit: restore from n. In every case the restored

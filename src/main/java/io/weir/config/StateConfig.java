@@ -44,7 +44,7 @@ public record StateConfig(
   }
 
   public static StateConfig defaults() {
-    return new StateConfig(Backend.MEMORY, defaultDir(), SnapshotStore.KAFKA, Optional.empty(), 3,
+    return new StateConfig(Backend.ROCKSDB, defaultDir(), SnapshotStore.KAFKA, Optional.empty(), 3,
         RocksDbConfig.defaults());
   }
 }

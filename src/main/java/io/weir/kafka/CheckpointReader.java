@@ -4,6 +4,8 @@ import io.weir.checkpoint.TaskCheckpoint;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +32,18 @@ public final class CheckpointReader {
     /** The latest checkpoint of each of {@code tasks} (all tasks when null) that has one. */
     public Map<String, TaskCheckpoint> latest(Set<String> tasks, Duration timeout) throws IOException {
         Map<String, TaskCheckpoint> latest = new HashMap<>();
+        history(tasks, 1, timeout).forEach((task, h) -> latest.put(task, h.get(h.size() - 1)));
+        return latest;
+    }
+
+    /**
+     * Up to the last {@code depth} checkpoints of each of {@code tasks} (all when null), oldest
+     * first: what retention keeps. Compaction may already have removed older records, so a task
+     * may have fewer; the last one is always its latest.
+     */
+    public Map<String, List<TaskCheckpoint>> history(Set<String> tasks, int depth, Duration timeout)
+            throws IOException {
+        Map<String, Deque<TaskCheckpoint>> history = new HashMap<>();
         try (KafkaConsumer<byte[], byte[]> consumer = clients.reader(topic + "-reader", true)) {
             List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
             if (infos == null || infos.isEmpty()) {
@@ -54,14 +68,20 @@ public final class CheckpointReader {
                         continue;
                     }
                     if (r.value() == null) {
-                        latest.remove(task);
+                        history.remove(task);
                     } else {
-                        latest.put(task, CheckpointRecords.decode(r.value()));
+                        Deque<TaskCheckpoint> h = history.computeIfAbsent(task, t -> new ArrayDeque<>());
+                        h.addLast(CheckpointRecords.decode(r.value()));
+                        if (h.size() > depth) {
+                            h.removeFirst();
+                        }
                     }
                 }
             }
         }
-        return latest;
+        Map<String, List<TaskCheckpoint>> result = new HashMap<>();
+        history.forEach((task, h) -> result.put(task, List.copyOf(h)));
+        return result;
     }
 
     private static boolean reachedEnd(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> end) {

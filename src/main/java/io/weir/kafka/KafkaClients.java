@@ -72,6 +72,26 @@ public final class KafkaClients {
         return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     }
 
+    /**
+     * A reader of snapshot chunks: large fetches, and a short broker-side wait, because the consumer
+     * prefetches after every poll and that fetch, at the end of the log, would otherwise hold up
+     * the next seek for {@code fetch.max.wait.ms} (500 ms by default) — per file.
+     */
+    public KafkaConsumer<byte[], byte[]> snapshotReader(String clientId) {
+        Map<String, Object> p = base(consumer);
+        p.remove(ConsumerConfig.GROUP_ID_CONFIG);
+        p.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_uncommitted");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "10");
+        p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(16 << 20));
+        p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, Integer.toString(64 << 20));
+        p.putIfAbsent(ConsumerConfig.RECEIVE_BUFFER_CONFIG, Integer.toString(4 << 20));
+        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    }
+
     public KafkaProducer<byte[], byte[]> transactionalProducer(String transactionalId, long transactionTimeoutMs) {
         Map<String, Object> p = producerBase();
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);

@@ -1,122 +1,162 @@
 package io.weir.kafka;
 
+import io.weir.state.Crc32c;
 import io.weir.state.SnapshotStore;
 import io.weir.state.StoredFile;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.function.Predicate;
 import java.util.zip.CRC32C;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.InterruptException;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.header.internals.RecordHeaders;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * The {@code kafka} snapshot store: a file is cut into chunks of at most 1 MiB written to the
- * compacted topic {@code <app>-snapshots} under the key {@code file/chunk}. The returned
+ * compacted topic {@code <app>-snapshots} under the key {@code task/file/chunk}, each with its
+ * CRC32C in a {@code crc32c} header. All chunks of a file go to one partition (chosen by the file
+ * name), so they lie close together and a restore reads them nearly sequentially. The returned
  * {@link StoredFile} records the partition and offset of every chunk, so a restore seeks straight
- * to them instead of scanning; deleting a file writes tombstones for its chunk keys.
+ * to them instead of scanning; deleting a file writes tombstones for its chunk keys, which
+ * compaction then removes with the chunks.
  *
- * <p>Chunks are written by an idempotent producer with {@code acks=all} and {@link #write} returns
- * only when every chunk is acknowledged: durable before the checkpoint that names it can commit.
+ * <p>Chunks are written by an idempotent producer with {@code acks=all}, and a write returns only
+ * when every chunk is acknowledged: durable before the checkpoint that names it can commit. Names
+ * are unique per upload, so a chunk key is written once and compaction never removes a live chunk.
  *
- * <p>Threading: writes from any thread (the producer is thread-safe); reads are serialised on the
- * one reading consumer.
+ * <p>Threading: writes and deletes from any thread (the producer is thread-safe); reads are
+ * serialised on the one reading consumer; each listing uses a consumer of its own.
  */
 public final class KafkaSnapshotStore implements SnapshotStore {
     static final int CHUNK = 1 << 20;
+    static final String CRC_HEADER = "crc32c";
 
     private final String topic;
+    private final KafkaClients clients;
+    private final String clientId;
     private final KafkaProducer<byte[], byte[]> producer;
     private final KafkaConsumer<byte[], byte[]> reader;
+    private volatile int partitions;
 
     public KafkaSnapshotStore(KafkaClients clients, String topic, String clientId) {
         this.topic = topic;
+        this.clients = clients;
+        this.clientId = clientId;
         this.producer = clients.idempotentProducer(clientId + "-snapshots");
-        this.reader = clients.reader(clientId + "-snapshot-reader", false);
+        this.reader = clients.snapshotReader(clientId + "-snapshot-reader");
     }
 
     @Override
     public StoredFile write(String name, byte[] content) throws IOException {
-        List<Future<RecordMetadata>> sent = new ArrayList<>();
-        int chunks = Math.max(1, (content.length + CHUNK - 1) / CHUNK);
-        for (int i = 0; i < chunks; i++) {
-            byte[] chunk = Arrays.copyOfRange(content, i * CHUNK, Math.min(content.length, (i + 1) * CHUNK));
-            sent.add(producer.send(new ProducerRecord<>(topic, key(name, i), chunk)));
+        return send(name, new ByteArrayInputStream(content));
+    }
+
+    @Override
+    public StoredFile write(String name, Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            return send(name, in);
         }
-        List<String> locations = new ArrayList<>(chunks);
+    }
+
+    private StoredFile send(String name, InputStream in) throws IOException {
+        int partition = partitionOf(name);
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
+        CRC32C crc = new CRC32C();
+        long size = 0;
         try {
+            for (int i = 0; ; i++) {
+                byte[] chunk = in.readNBytes(CHUNK);
+                if (chunk.length == 0 && i > 0) {
+                    break;
+                }
+                crc.update(chunk);
+                size += chunk.length;
+                RecordHeaders headers = new RecordHeaders();
+                headers.add(new RecordHeader(CRC_HEADER, ByteBuffer.allocate(8).putLong(Crc32c.of(chunk)).array()));
+                // send blocks while the producer's buffer is full: the upload's memory stays bounded.
+                sent.add(producer.send(new ProducerRecord<>(topic, partition, key(name, i), chunk, headers)));
+                if (chunk.length < CHUNK) {
+                    break;
+                }
+            }
+            List<String> locations = new ArrayList<>(sent.size());
             for (Future<RecordMetadata> f : sent) {
                 RecordMetadata m = f.get();
                 locations.add(m.partition() + "@" + m.offset());
             }
+            return new StoredFile(name, size, crc.getValue(), locations);
         } catch (ExecutionException e) {
-            throw new IOException("writing snapshot file " + name + " to " + topic + " failed: " + e.getCause(), e.getCause());
-        } catch (InterruptedException e) {
+            throw new IOException("writing snapshot file " + name + " to " + topic + " failed: " + e.getCause(),
+                    e.getCause());
+        } catch (InterruptedException | InterruptException e) {
             Thread.currentThread().interrupt();
-            throw new java.util.concurrent.CancellationException("interrupted writing " + name);
+            throw new CancellationException("interrupted writing " + name);
         }
-        return new StoredFile(name, content.length, crc(content), locations);
     }
 
     @Override
     public synchronized byte[] read(StoredFile file) throws IOException {
-        byte[] content = new byte[Math.toIntExact(file.size())];
-        int at = 0;
-        for (int i = 0; i < file.locations().size(); i++) {
-            String location = file.locations().get(i);
-            int sep = location.indexOf('@');
-            TopicPartition tp = new TopicPartition(topic, Integer.parseInt(location.substring(0, sep)));
-            long offset = Long.parseLong(location.substring(sep + 1));
-            byte[] chunk = readChunk(tp, offset, file, i);
-            if (at + chunk.length > content.length) {
-                throw new IOException(corrupt(file, "its chunks hold more than " + file.size() + " bytes"));
-            }
-            System.arraycopy(chunk, 0, content, at, chunk.length);
-            at += chunk.length;
-        }
-        if (at != content.length || crc(content) != file.crc32c()) {
-            throw new IOException(corrupt(file, "read " + at + " bytes with crc32c " + crc(content) + ", expected "
-                    + file.size() + " bytes with crc32c " + file.crc32c()));
-        }
-        return content;
+        ByteArrayOutputStream out = new ByteArrayOutputStream(Math.toIntExact(file.size()));
+        new ChunkReader(reader, topic).copy(file, out);
+        return out.toByteArray();
     }
 
-    private byte[] readChunk(TopicPartition tp, long offset, StoredFile file, int index) throws IOException {
-        reader.assign(List.of(tp));
-        reader.seek(tp, offset);
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < deadline) {
-            for (ConsumerRecord<byte[], byte[]> r : reader.poll(Duration.ofMillis(200))) {
-                if (r.offset() == offset) {
-                    if (!Arrays.equals(r.key(), key(file.name(), index)) || r.value() == null) {
-                        throw new IOException(corrupt(file, "chunk " + index + " at " + tp + "@" + offset
-                                + " is missing (deleted or compacted away)"));
-                    }
-                    return r.value();
-                }
-                if (r.offset() > offset) {
-                    throw new IOException(corrupt(file, "chunk " + index + " at " + tp + "@" + offset
-                            + " is missing (the log continues at " + r.offset() + ")"));
-                }
+    @Override
+    public synchronized void download(StoredFile file, Path target) throws IOException {
+        boolean done = false;
+        try (OutputStream out = Files.newOutputStream(target)) {
+            new ChunkReader(reader, topic).copy(file, out);
+            done = true;
+        } finally {
+            if (!done) {
+                Files.deleteIfExists(target);
             }
         }
-        throw new IOException(corrupt(file, "chunk " + index + " at " + tp + "@" + offset + " not readable within 30 s"));
     }
 
     @Override
     public void delete(StoredFile file) throws IOException {
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
         for (int i = 0; i < file.locations().size(); i++) {
-            int sep = file.locations().get(i).indexOf('@');
-            int partition = Integer.parseInt(file.locations().get(i).substring(0, sep));
-            producer.send(new ProducerRecord<>(topic, partition, key(file.name(), i), null));
+            int partition = ChunkReader.partition(file.locations().get(i));
+            sent.add(producer.send(new ProducerRecord<>(topic, partition, key(file.name(), i), null)));
+        }
+        try {
+            for (Future<RecordMetadata> f : sent) {
+                f.get();
+            }
+        } catch (ExecutionException e) {
+            throw new IOException("deleting snapshot file " + file.name() + " from " + topic + " failed: "
+                    + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CancellationException("interrupted deleting " + file.name());
+        }
+    }
+
+    @Override
+    public List<StoredFile> list(Predicate<String> names) throws IOException {
+        try (KafkaConsumer<byte[], byte[]> scanner = clients.snapshotReader(clientId + "-snapshot-scan")) {
+            return new SnapshotTopicScan(scanner, topic).files(names);
         }
     }
 
@@ -124,21 +164,18 @@ public final class KafkaSnapshotStore implements SnapshotStore {
     public void close() {
         producer.close(Duration.ofSeconds(5));
         synchronized (this) {
-            reader.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
+            reader.close(CloseOptions.timeout(Duration.ofSeconds(5)));
         }
     }
 
-    private static byte[] key(String name, int chunk) {
+    private int partitionOf(String name) {
+        if (partitions == 0) {
+            partitions = producer.partitionsFor(topic).size();
+        }
+        return Utils.toPositive(Utils.murmur2(name.getBytes(StandardCharsets.UTF_8))) % partitions;
+    }
+
+    static byte[] key(String name, int chunk) {
         return (name + "/" + chunk).getBytes(StandardCharsets.UTF_8);
-    }
-
-    private String corrupt(StoredFile file, String what) {
-        return "snapshot file " + file.name() + " in " + topic + " cannot be restored: " + what;
-    }
-
-    static long crc(byte[] content) {
-        CRC32C crc = new CRC32C();
-        crc.update(content);
-        return crc.getValue();
     }
 }

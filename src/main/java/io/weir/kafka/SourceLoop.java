@@ -25,6 +25,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
@@ -166,8 +167,9 @@ public final class SourceLoop implements Runnable {
                 updateLag();
             }
         } catch (Throwable t) {
-            fatal = t;
-            LOG.error("source loop stopped: {}{}", t, hint(t), t);
+            // A fatal error in a rebalance callback reaches us wrapped by the consumer; report our own.
+            fatal = t instanceof KafkaException && t.getCause() instanceof FatalException ? t.getCause() : t;
+            LOG.error("source loop stopped: {}{}", fatal, hint(fatal), t);
         } finally {
             stopExecution();
             try {

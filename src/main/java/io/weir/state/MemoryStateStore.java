@@ -41,7 +41,7 @@ public final class MemoryStateStore implements StateStore {
 
     private final String task;
     /** Makes file names unique per store instance, so a retried checkpoint id never reuses a name. */
-    private final String nonce = Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() >>> 16);
+    private final String generation;
     private TreeMap<Bytes, byte[]> active = new TreeMap<>();
     /** Oldest first. Frozen layers are never modified again. */
     private List<NavigableMap<Bytes, byte[]>> frozen = new ArrayList<>();
@@ -50,15 +50,24 @@ public final class MemoryStateStore implements StateStore {
     private record Compaction(List<NavigableMap<Bytes, byte[]>> replaced, NavigableMap<Bytes, byte[]> merged) {}
 
     public MemoryStateStore(String task) {
+        this(task, Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() >>> 16));
+    }
+
+    public MemoryStateStore(String task, String generation) {
         this.task = task;
+        this.generation = generation;
     }
 
     /** Restores a store from the file its snapshot wrote. */
-    public static MemoryStateStore restore(String task, StateHandle handle, SnapshotStore store)
-            throws IOException {
-        MemoryStateStore restored = new MemoryStateStore(task);
-        for (StoredFile file : handle.files()) {
-            restored.readInto(store.read(file));
+    public static MemoryStateStore restore(RestorePoint from, String generation, SnapshotStore store)
+            throws StateRestoreException {
+        MemoryStateStore restored = new MemoryStateStore(from.task(), generation);
+        for (StoredFile file : from.handle().files()) {
+            try {
+                restored.readInto(store.read(file));
+            } catch (IOException e) {
+                throw new StateRestoreException(from, file.name(), e.getMessage(), e);
+            }
         }
         return restored;
     }
@@ -126,7 +135,7 @@ public final class MemoryStateStore implements StateStore {
                 throw new CancellationException("snapshot " + checkpointId + " of " + task + " cancelled");
             }
             byte[] content = serialise(merged);
-            String name = task + "/memory-" + checkpointId + "-" + nonce + ".bin";
+            String name = task + "/" + generation + "/memory-" + checkpointId + ".bin";
             return new StateHandle(BACKEND, List.of(snapshots.write(name, content)));
         };
     }

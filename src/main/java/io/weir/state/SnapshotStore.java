@@ -1,11 +1,15 @@
 package io.weir.state;
 
 import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.Predicate;
 
 /**
  * Where the asynchronous parts of snapshots go: a place that keeps files durably until deleted.
- * {@link #write} returns only once the file is durable, so a checkpoint that commits after its
- * writes returned can always be restored.
+ * Both {@code write} methods return only once the file is durable, so a checkpoint that commits
+ * after its writes returned can always be restored. File names are {@code task/...}: unique per
+ * upload (a name is never written twice), so a store may key its content by name alone.
  *
  * <p>Threading: implementations are safe for concurrent use by uploader threads and the restoring
  * thread.
@@ -13,10 +17,26 @@ import java.io.IOException;
 public interface SnapshotStore extends AutoCloseable {
     StoredFile write(String name, byte[] content) throws IOException;
 
+    /** Writes a local file, streaming it: large files are never held in memory whole. */
+    StoredFile write(String name, Path file) throws IOException;
+
     /** Reads a file back, verifying its size and checksum; a mismatch is an IOException. */
     byte[] read(StoredFile file) throws IOException;
 
+    /**
+     * Downloads a file to {@code target} (created or replaced), streaming and verifying its size
+     * and checksum; a mismatch is an IOException and leaves no target behind.
+     */
+    void download(StoredFile file, Path target) throws IOException;
+
     void delete(StoredFile file) throws IOException;
+
+    /**
+     * The files present when the call started whose names {@code names} accepts, with enough
+     * locations to {@link #delete} them. Size is what the store holds; the checksum is not known
+     * (0). For finding orphans: this may read the whole store.
+     */
+    List<StoredFile> list(Predicate<String> names) throws IOException;
 
     @Override
     void close();

@@ -6,8 +6,9 @@ import java.util.Map;
 /**
  * The state of one task as an ordered byte-key/byte-value map, with copy-on-write snapshots.
  *
- * <p>Threading: every method but {@link SnapshotPart#write} of a returned part is called by the
- * task's worker thread only.
+ * <p>Threading: every method is called by the task's worker thread only, except
+ * {@link SnapshotPart#write} of a returned part (an uploader thread) and {@link #checkpointCompleted}
+ * (the coordinator's thread), which implementations make safe against the task thread.
  */
 public interface StateStore extends AutoCloseable {
     byte[] get(byte[] key);
@@ -16,11 +17,20 @@ public interface StateStore extends AutoCloseable {
 
     void delete(byte[] key);
 
-    /** Entries whose key starts with {@code prefix}, in unsigned lexicographic key order. */
+    /**
+     * Entries whose key starts with {@code prefix}, in unsigned lexicographic key order. The store
+     * must not be changed while the iterator is in use.
+     */
     Iterator<Map.Entry<byte[], byte[]>> scan(byte[] prefix);
 
     /** The synchronous part of snapshot {@code checkpointId}: captures the current version. */
     SnapshotPart snapshot(long checkpointId);
+
+    /**
+     * Checkpoint {@code checkpointId} completed with {@code handle} as this task's part: an
+     * incremental backend may now build on its files. Completions arrive in id order.
+     */
+    default void checkpointCompleted(long checkpointId, StateHandle handle) {}
 
     /** Approximate number of entries, for metrics and logs. */
     long approximateEntries();

@@ -46,6 +46,29 @@ class ValidateCommandTest {
   }
 
   @Test
+  void stateBackendSnapshotStoreRetentionAndRocksDbSettingsAreKnown() {
+    int code = run(Map.of(), "--config", "config/examples/running-totals.yaml",
+        "--set", "processing.state.backend=memory",
+        "--set", "processing.state.snapshots=filesystem",
+        "--set", "processing.state.snapshot-dir=/var/lib/weir-snapshots",
+        "--set", "processing.state.retain=5",
+        "--set", "processing.state.rocksdb.block-cache=256MiB",
+        "--set", "processing.state.rocksdb.write-buffer=16MiB");
+
+    assertEquals(0, code, err.toString());
+  }
+
+  @Test
+  void anUnknownStateBackendIsReportedWithTheChoices() {
+    int code = run(Map.of(), "--config", "config/examples/running-totals.yaml",
+        "--set", "processing.state.backend=leveldb");
+
+    assertEquals(2, code);
+    assertEquals(true, err.toString().contains("processing.state.backend"), err.toString());
+    assertEquals(true, err.toString().contains("rocksdb"), err.toString());
+  }
+
+  @Test
   void problemsGoToStandardErrorWithExitCodeTwo(@TempDir Path dir) throws IOException {
     Path file = dir.resolve("job.yaml");
     Files.writeString(file, """

@@ -40,7 +40,7 @@ class DefaultsTest {
     assertEquals(new RestartConfig(RestartConfig.Strategy.EXPONENTIAL_BACKOFF,
         Duration.ofSeconds(1), Duration.ofMinutes(1), 2.0, 0.2, RestartConfig.UNLIMITED,
         Duration.ofSeconds(5), 5, Duration.ofMinutes(5)), p.restart());
-    assertEquals(new StateConfig(StateConfig.Backend.MEMORY,
+    assertEquals(new StateConfig(StateConfig.Backend.ROCKSDB,
         Path.of(System.getProperty("java.io.tmpdir"), "weir"), StateConfig.SnapshotStore.KAFKA,
         Optional.empty(), 3, new RocksDbConfig(64L * 1024 * 1024, 32L * 1024 * 1024)),
         p.state());
@@ -102,7 +102,7 @@ class DefaultsTest {
     assertEquals("localhost:9092", config.kafka().bootstrap());
     assertEquals(ProcessingConfig.Guarantee.EXACTLY_ONCE, config.processing().guarantee());
     assertEquals(Duration.ofSeconds(1), config.processing().checkpoint().interval());
-    assertEquals(StateConfig.Backend.MEMORY, config.processing().state().backend());
+    assertEquals(StateConfig.Backend.ROCKSDB, config.processing().state().backend());
     assertEquals(Path.of("/var/lib/weir"), config.processing().state().dir());
     assertEquals(10, config.processing().restart().attempts());
     assertEquals("running-totals-dlq", config.deadLetter().topic());

@@ -10,6 +10,7 @@ import io.weir.fixtures.RecordingEpochOutputs;
 import io.weir.fixtures.TextCodec;
 import io.weir.state.KeyedState;
 import io.weir.state.MemoryStateStore;
+import io.weir.state.RestorePoint;
 import io.weir.state.SnapshotPart;
 import io.weir.state.StateHandle;
 import java.nio.charset.StandardCharsets;
@@ -93,7 +94,7 @@ final class TaskRig {
     /** Writes a captured snapshot part and restores a new store from it. */
     KeyedState restore(SnapshotPart part) throws Exception {
         StateHandle handle = part.write(files, () -> false);
-        return new KeyedState(MemoryStateStore.restore("count-0", handle, files));
+        return new KeyedState(MemoryStateStore.restore(new RestorePoint("count-0", 1, handle), "restored", files));
     }
 
     static byte[] bytes(String text) {

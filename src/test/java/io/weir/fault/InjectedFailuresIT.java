@@ -16,6 +16,7 @@ import io.weir.dataflow.Event;
 import io.weir.dataflow.Operator;
 import io.weir.dataflow.Stage;
 import io.weir.element.InputPartition;
+import io.weir.fixtures.ForwardingSnapshotStore;
 import io.weir.fixtures.KafkaFixture;
 import io.weir.fixtures.TotalsJob;
 import io.weir.state.SnapshotStore;
@@ -159,7 +160,7 @@ class InjectedFailuresIT {
                 old.sinkCodec(), old.deadLetterTopic());
         return new InstanceSettings(s.application(), s.instanceId(), stage, s.exactlyOnce(), s.threads(),
                 s.channelCapacity(), s.resetToEarliest(), s.transactionTimeout(), s.checkpoint(), s.restart(),
-                s.snapshots(), s.snapshotDir(), s.retain());
+                s.state());
     }
 
     /** A fault that fires on the {@code at}-th call counted over the whole instance, and never again. */
@@ -200,12 +201,11 @@ class InjectedFailuresIT {
         }
     }
 
-    private static final class FailingSnapshotStore implements SnapshotStore {
-        private final SnapshotStore delegate;
+    private static final class FailingSnapshotStore extends ForwardingSnapshotStore {
         private final Fault fault;
 
         FailingSnapshotStore(SnapshotStore delegate, Fault fault) {
-            this.delegate = delegate;
+            super(delegate);
             this.fault = fault;
         }
 
@@ -214,22 +214,15 @@ class InjectedFailuresIT {
             if (fault.now()) {
                 throw new IOException("injected: " + fault.what + " (" + name + ")");
             }
-            return delegate.write(name, content);
+            return super.write(name, content);
         }
 
         @Override
-        public byte[] read(StoredFile file) throws IOException {
-            return delegate.read(file);
-        }
-
-        @Override
-        public void delete(StoredFile file) throws IOException {
-            delegate.delete(file);
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
+        public StoredFile write(String name, java.nio.file.Path file) throws IOException {
+            if (fault.now()) {
+                throw new IOException("injected: " + fault.what + " (" + name + ")");
+            }
+            return super.write(name, file);
         }
     }
 

@@ -297,7 +297,7 @@ class KeyedStateTest {
         MemorySnapshotStore files = new MemorySnapshotStore();
         StateHandle handle = store.snapshot(1).write(files, () -> false);
 
-        KeyedState restored = new KeyedState(MemoryStateStore.restore("stage-0", handle, files));
+        KeyedState restored = new KeyedState(MemoryStateStore.restore(new RestorePoint("stage-0", 1, handle), "restored", files));
 
         assertEquals(List.of("EVENT_TIME@" + Long.MIN_VALUE + ":2/k", "EVENT_TIME@" + Long.MAX_VALUE + ":2/k"),
                 describe(restored.takeDueTimers(TimerDomain.EVENT_TIME, Long.MAX_VALUE)));

@@ -89,7 +89,7 @@ class MemoryStateStoreProperties {
                 assertThrows(CancellationException.class, () -> p.part().write(files, () -> true));
             } else if (op instanceof Restore r && !written.isEmpty()) {
                 Written w = written.get(r.pick() % written.size());
-                store = MemoryStateStore.restore("t-0", w.handle(), files);
+                store = MemoryStateStore.restore(new RestorePoint("t-0", 1, w.handle()), "restored", files);
                 model = copy(w.expected());
             }
             assertReadsLike(model, store);
@@ -131,7 +131,7 @@ class MemoryStateStoreProperties {
     }
 
     private static void assertRestores(Written w, MemorySnapshotStore files) throws Exception {
-        assertReadsLike(w.expected(), MemoryStateStore.restore("t-0", w.handle(), files), "snapshot " + w.id());
+        assertReadsLike(w.expected(), MemoryStateStore.restore(new RestorePoint("t-0", 1, w.handle()), "restored", files), "snapshot " + w.id());
     }
 
     private static void assertReadsLike(TreeMap<byte[], byte[]> model, StateStore store) {

@@ -1,0 +1,132 @@
+package io.weir.state;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
+import org.rocksdb.CompressionType;
+import org.rocksdb.InfoLogLevel;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+
+/**
+ * The {@code rocksdb} backend: one RocksDB per task under {@code root/<task>}, all sharing one
+ * block cache (so the memory bound is per instance, not per task) and one set of options. A task
+ * with a checkpoint is restored by {@link RocksDbRestore} (downloading or reusing local files); a
+ * task without one starts from an empty directory, since local files without a checkpoint belong
+ * to no consistent cut. A checkpoint written by the memory backend is migrated: its entries are
+ * loaded into the new database, since the key layout is the same for every backend.
+ *
+ * <p>Threading: {@link #open} from the thread that builds an execution, {@link #close} once at
+ * the end; the map of open stores is concurrent because stores remove themselves when closed.
+ */
+public final class RocksDbBackend implements StateBackend {
+    static final String NAME = "rocksdb";
+
+    static {
+        RocksDB.loadLibrary();
+    }
+
+    private final Path root;
+    private final LRUCache cache;
+    private final BloomFilter filter;
+    private final Options options;
+    private final Map<String, RocksDbStateStore> open = new ConcurrentHashMap<>();
+
+    public RocksDbBackend(Path root, RocksDbSettings settings) throws IOException {
+        this.root = Files.createDirectories(root);
+        this.cache = new LRUCache(settings.blockCacheBytes());
+        this.filter = new BloomFilter(10);
+        this.options = new Options()
+                .setCreateIfMissing(true)
+                .setWriteBufferSize(settings.writeBufferBytes())
+                .setMaxWriteBufferNumber(2)
+                .setCompressionType(CompressionType.LZ4_COMPRESSION)
+                .setLevelCompactionDynamicLevelBytes(true)
+                .setMaxBackgroundJobs(2)
+                .setInfoLogLevel(InfoLogLevel.WARN_LEVEL)
+                .setKeepLogFileNum(2)
+                // Unflushed writes are worthless after close: restores start from checkpoints.
+                .setAvoidFlushDuringShutdown(true)
+                .setTableFormatConfig(new BlockBasedTableConfig()
+                        .setBlockCache(cache)
+                        .setFilterPolicy(filter)
+                        .setBlockSize(16 * 1024)
+                        .setCacheIndexAndFilterBlocks(true)
+                        .setPinL0FilterAndIndexBlocksInCache(true));
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public StateStore open(String task, String generation, RestorePoint from, SnapshotStore snapshots)
+            throws IOException {
+        if (!task.matches("[A-Za-z0-9._-]+")) {
+            throw new IllegalArgumentException("task name must be usable as a directory name, was '" + task + "'");
+        }
+        if (open.containsKey(task)) {
+            throw new IllegalStateException("the state of " + task + " is still open; close it before reopening");
+        }
+        Path taskDir = root.resolve(task);
+        List<StoredFile> restored = List.of();
+        boolean migrate = false;
+        if (from == null || from.handle().files().isEmpty()) {
+            LocalFiles.deleteTree(taskDir);
+        } else if (from.handle().backend().equals(NAME)) {
+            RocksDbRestore.restore(taskDir, from, snapshots);
+            restored = from.handle().files();
+        } else if (from.handle().backend().equals(MemoryStateStore.BACKEND)) {
+            LocalFiles.deleteTree(taskDir);
+            migrate = true;
+        } else {
+            throw new StateRestoreException(from, null, "it was written by the unknown backend "
+                    + from.handle().backend(), null);
+        }
+        RocksDbStateStore store = RocksDbStateStore.open(task, generation, taskDir, options,
+                new SharedFiles(restored), s -> open.remove(s.task(), s));
+        open.put(task, store);
+        if (migrate) {
+            migrate(store, from, generation, snapshots);
+        }
+        return store;
+    }
+
+    private static void migrate(StateStore into, RestorePoint from, String generation, SnapshotStore snapshots)
+            throws IOException {
+        try {
+            MemoryStateStore memory = MemoryStateStore.restore(from, generation, snapshots);
+            for (Iterator<Map.Entry<byte[], byte[]>> it = memory.scan(new byte[0]); it.hasNext(); ) {
+                Map.Entry<byte[], byte[]> e = it.next();
+                into.put(e.getKey(), e.getValue());
+            }
+        } catch (IOException | RuntimeException e) {
+            into.close();
+            throw e;
+        }
+    }
+
+    /** How many task stores are open; for tests of the life cycle. */
+    int openStores() {
+        return open.size();
+    }
+
+    /** Closes stores still open, then what they shared: the options and cache outlive every database. */
+    @Override
+    public void close() {
+        for (RocksDbStateStore s : List.copyOf(open.values())) {
+            s.close();
+        }
+        options.close();
+        filter.close();
+        cache.close();
+    }
+}

@@ -1,0 +1,271 @@
+package io.weir.state;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.AbstractMap;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.rocksdb.Checkpoint;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One task's state in its own RocksDB under {@code <state dir>/<task>/db}.
+ *
+ * <p>The synchronous part of a snapshot flushes the memtable and takes a native RocksDB checkpoint
+ * into {@code checkpoints/<id>}: hard links to the SST files, which RocksDB never modifies — the
+ * copy-on-write capture — and copies of the small metadata files. Processing goes on at once; the
+ * {@link RocksDbSnapshot} uploads from that directory. The write-ahead log is off: state is never
+ * recovered from the local database, only from checkpoints, so logging every write would buy
+ * nothing. The checkpoint directory of the latest completed checkpoint is kept after close, as the
+ * source of local recovery when the database itself moved on.
+ *
+ * <p>Native handles (database, options, iterators) are released deterministically: {@link #close}
+ * frees the database and this store's options, and scans read in batches with an iterator that is
+ * closed before each batch returns, so an iterator abandoned halfway holds nothing native.
+ *
+ * <p>Threading: the task thread does everything but {@link #checkpointCompleted}, which the
+ * coordinator's thread calls; it touches only {@link SharedFiles} and old checkpoint directories.
+ */
+final class RocksDbStateStore implements StateStore {
+    private static final Logger LOG = LoggerFactory.getLogger(RocksDbStateStore.class);
+    private static final int SCAN_BATCH = 256;
+
+    private final String task;
+    private final String generation;
+    private final Path taskDir;
+    private final RocksDB db;
+    private final WriteOptions writes = new WriteOptions().setDisableWAL(true);
+    /**
+     * The barrier flush may stall writes: the only writer is this task's thread, which waits for the
+     * flush anyway, and without it RocksDB first waits for an earlier memtable's flush to finish.
+     */
+    private final FlushOptions flush = new FlushOptions().setWaitForFlush(true).setAllowWriteStall(true);
+    private final SharedFiles shared;
+    private final Consumer<RocksDbStateStore> onClose;
+    private volatile long lastCompleted;
+    private boolean closed;
+
+    private RocksDbStateStore(String task, String generation, Path taskDir, RocksDB db, SharedFiles shared,
+            Consumer<RocksDbStateStore> onClose) {
+        this.task = task;
+        this.generation = generation;
+        this.taskDir = taskDir;
+        this.db = db;
+        this.shared = shared;
+        this.onClose = onClose;
+    }
+
+    /** Opens the database in {@code taskDir/db}; {@code shared} are the files it already has stored. */
+    static RocksDbStateStore open(String task, String generation, Path taskDir, Options options, SharedFiles shared,
+            Consumer<RocksDbStateStore> onClose) throws IOException {
+        Path dbDir = Files.createDirectories(taskDir.resolve("db"));
+        try {
+            return new RocksDbStateStore(task, generation, taskDir, RocksDB.open(options, dbDir.toString()), shared,
+                    onClose);
+        } catch (RocksDBException e) {
+            throw new IOException("cannot open the RocksDB of " + task + " in " + dbDir + ": " + e.getMessage(), e);
+        }
+    }
+
+    String task() {
+        return task;
+    }
+
+    @Override
+    public byte[] get(byte[] key) {
+        ensureOpen();
+        try {
+            return db.get(key);
+        } catch (RocksDBException e) {
+            throw failed("get", e);
+        }
+    }
+
+    @Override
+    public void put(byte[] key, byte[] value) {
+        if (value == null) {
+            throw new IllegalArgumentException("state values must not be null; delete the key instead");
+        }
+        ensureOpen();
+        try {
+            db.put(writes, key, value);
+        } catch (RocksDBException e) {
+            throw failed("put", e);
+        }
+    }
+
+    @Override
+    public void delete(byte[] key) {
+        ensureOpen();
+        try {
+            db.delete(writes, key);
+        } catch (RocksDBException e) {
+            throw failed("delete", e);
+        }
+    }
+
+    @Override
+    public Iterator<Map.Entry<byte[], byte[]>> scan(byte[] prefix) {
+        ensureOpen();
+        return new Scan(prefix.clone());
+    }
+
+    @Override
+    public SnapshotPart snapshot(long checkpointId) {
+        ensureOpen();
+        Path dir = checkpointDir(checkpointId);
+        try {
+            long started = System.nanoTime();
+            // Flushing first puts every write into SST files, so the checkpoint needs no log replay.
+            db.flush(flush);
+            long flushed = System.nanoTime();
+            LocalFiles.deleteTree(dir);
+            Files.createDirectories(dir.getParent());
+            try (Checkpoint checkpoint = Checkpoint.create(db)) {
+                checkpoint.createCheckpoint(dir.toString());
+            }
+            LOG.debug("{}: checkpoint {} synchronous part: flush {} ms, native checkpoint {} ms", task, checkpointId,
+                    (flushed - started) / 1_000_000, (System.nanoTime() - flushed) / 1_000_000);
+        } catch (RocksDBException | IOException e) {
+            throw new IllegalStateException("snapshot " + checkpointId + " of " + task + " failed: " + e.getMessage(),
+                    e);
+        }
+        return new RocksDbSnapshot(task, generation, checkpointId, dir, shared);
+    }
+
+    @Override
+    public void checkpointCompleted(long checkpointId, StateHandle handle) {
+        shared.completed(handle);
+        lastCompleted = checkpointId;
+        removeCheckpointDirs(id -> id < checkpointId);
+    }
+
+    @Override
+    public long approximateEntries() {
+        ensureOpen();
+        try {
+            return db.getLongProperty("rocksdb.estimate-num-keys");
+        } catch (RocksDBException e) {
+            throw failed("estimate-num-keys", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            db.close();
+        } finally {
+            writes.close();
+            flush.close();
+            long keep = lastCompleted;
+            removeCheckpointDirs(id -> id != keep);
+            onClose.accept(this);
+        }
+    }
+
+    private Path checkpointDir(long checkpointId) {
+        return taskDir.resolve("checkpoints").resolve(Long.toString(checkpointId));
+    }
+
+    /** Deletes the checkpoint directories whose id {@code remove} accepts. */
+    private void removeCheckpointDirs(java.util.function.LongPredicate remove) {
+        Path root = taskDir.resolve("checkpoints");
+        if (!Files.isDirectory(root)) {
+            return;
+        }
+        try (Stream<Path> dirs = Files.list(root)) {
+            for (Path d : (Iterable<Path>) dirs::iterator) {
+                String name = d.getFileName().toString();
+                if (name.chars().allMatch(Character::isDigit) && remove.test(Long.parseLong(name))) {
+                    LocalFiles.deleteTree(d);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // Left-over directories cost only disk; the next restore of the task removes them.
+            LOG.debug("{}: could not remove old checkpoint directories: {}", task, e.toString());
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException("the state of " + task + " is closed");
+        }
+    }
+
+    private IllegalStateException failed(String what, RocksDBException e) {
+        return new IllegalStateException("RocksDB " + what + " failed for " + task + ": " + e.getMessage(), e);
+    }
+
+    /** Reads {@link #SCAN_BATCH} entries at a time, each batch with a fresh iterator closed at once. */
+    private final class Scan implements Iterator<Map.Entry<byte[], byte[]>> {
+        private final byte[] prefix;
+        private final ArrayDeque<Map.Entry<byte[], byte[]>> batch = new ArrayDeque<>();
+        private byte[] lastKey;
+        private boolean exhausted;
+
+        Scan(byte[] prefix) {
+            this.prefix = prefix;
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (batch.isEmpty() && !exhausted) {
+                fill();
+            }
+            return !batch.isEmpty();
+        }
+
+        @Override
+        public Map.Entry<byte[], byte[]> next() {
+            if (!hasNext()) {
+                throw new NoSuchElementException();
+            }
+            return batch.pollFirst();
+        }
+
+        private void fill() {
+            ensureOpen();
+            try (RocksIterator it = db.newIterator()) {
+                if (lastKey == null) {
+                    it.seek(prefix);
+                } else {
+                    it.seek(lastKey);
+                    if (it.isValid() && Arrays.equals(it.key(), lastKey)) {
+                        it.next();
+                    }
+                }
+                while (it.isValid() && batch.size() < SCAN_BATCH && startsWithPrefix(it.key())) {
+                    byte[] key = it.key();
+                    batch.addLast(new AbstractMap.SimpleImmutableEntry<>(key, it.value()));
+                    lastKey = key;
+                    it.next();
+                }
+                exhausted = batch.size() < SCAN_BATCH;
+                it.status();
+            } catch (RocksDBException e) {
+                throw failed("scan", e);
+            }
+        }
+
+        private boolean startsWithPrefix(byte[] key) {
+            return key.length >= prefix.length && Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length);
+        }
+    }
+}
