@@ -73,7 +73,7 @@ final class Execution implements SourceLoop.Execution {
         return s.checkpoint().maxConcurrent() + 1;
     }
 
-    static Execution start(Context ctx, Set<InputPartition> assigned, Map<InputPartition, Long> committedCheckpoints)
+    static Execution start(Context ctx, Set<InputPartition> assigned, SourceLoop.CommittedCheckpoints committedCheckpoints)
             throws Exception {
         Execution e = new Execution();
         try {
@@ -85,7 +85,7 @@ final class Execution implements SourceLoop.Execution {
         }
     }
 
-    private void build(Context ctx, Set<InputPartition> assigned, Map<InputPartition, Long> committedCheckpoints)
+    private void build(Context ctx, Set<InputPartition> assigned, SourceLoop.CommittedCheckpoints committedCheckpoints)
             throws Exception {
         InstanceSettings s = ctx.settings();
         Stage stage = s.stage();
@@ -102,17 +102,19 @@ final class Execution implements SourceLoop.Execution {
             e.getValue().sort(null);
             taskInputs.put(stage.taskName(e.getKey()), e.getValue());
         }
-        Map<String, List<TaskCheckpoint>> history = readCheckpoints(ctx, taskInputs, committedCheckpoints);
-        Map<String, TaskCheckpoint> restored = new HashMap<>();
-        history.forEach((task, h) -> restored.put(task, h.get(h.size() - 1)));
-        long lastCompleted = restored.values().stream().mapToLong(TaskCheckpoint::checkpointId).max().orElse(0);
-        long firstEpoch = lastCompleted + 1;
-
+        // Producers first: initialising them aborts what a crashed predecessor left open, and until
+        // then its pending offsets would keep the committed offsets below from resolving.
         producers = s.exactlyOnce()
                 ? new TransactionalProducers(ctx.clients(), s.transactionalIdPrefix(), poolSize(s),
                         s.transactionTimeout().toMillis(), s.checkpointTopic())
                 : new AtLeastOnceProducers(ctx.clients(), s.application() + "-" + s.instanceId(), s.checkpointTopic(),
                         ctx.source()::commitOffsets);
+        Map<String, List<TaskCheckpoint>> history = readCheckpoints(ctx, taskInputs, committedCheckpoints.read());
+        Map<String, TaskCheckpoint> restored = new HashMap<>();
+        history.forEach((task, h) -> restored.put(task, h.get(h.size() - 1)));
+        long lastCompleted = restored.values().stream().mapToLong(TaskCheckpoint::checkpointId).max().orElse(0);
+        long firstEpoch = lastCompleted + 1;
+
         SnapshotRetention retention = new SnapshotRetention(s.state().retain(), ctx.snapshots(), ctx.housekeeping());
         history.forEach((task, h) -> retention.restored(task, h.stream().map(TaskCheckpoint::state).toList()));
         // Every file a store of this execution writes starts with task/generation/: see OrphanSweep.

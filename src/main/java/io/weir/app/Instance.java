@@ -153,7 +153,7 @@ public final class Instance implements AutoCloseable {
                 new SourceLoop.Lifecycle() {
                     @Override
                     public SourceLoop.Execution start(java.util.Set<InputPartition> assigned,
-                            Map<InputPartition, Long> committedCheckpoints) throws Exception {
+                            SourceLoop.CommittedCheckpoints committedCheckpoints) throws Exception {
                         return startExecution(assigned, committedCheckpoints);
                     }
 
@@ -199,7 +199,7 @@ public final class Instance implements AutoCloseable {
     }
 
     private SourceLoop.Execution startExecution(
-            java.util.Set<InputPartition> assigned, Map<InputPartition, Long> committedCheckpoints) throws Exception {
+            java.util.Set<InputPartition> assigned, SourceLoop.CommittedCheckpoints committedCheckpoints) throws Exception {
         return Execution.start(new Execution.Context(settings, clients, snapshots, backend, coordinatorLoop, uploads,
                 committer, housekeeping, clock, counters, stats, source, seams), assigned, committedCheckpoints);
     }

@@ -52,10 +52,21 @@ public final class SourceLoop implements Runnable {
          * Restores the tasks of the assigned partitions and starts them. {@code committedCheckpoints}
          * holds, per partition, the checkpoint id its committed offset names (absent: none).
          */
-        Execution start(Set<InputPartition> assigned, Map<InputPartition, Long> committedCheckpoints) throws Exception;
+        Execution start(Set<InputPartition> assigned, CommittedCheckpoints committedCheckpoints) throws Exception;
 
         /** The loop stopped the execution after {@code cause} and will start a new one after a delay. */
         default void failedOver(Throwable cause) {}
+    }
+
+    /**
+     * Per assigned partition, the checkpoint id its committed offset names (absent: none). Reading
+     * it waits for a predecessor's pending transactional offsets to resolve, so call it only after
+     * this instance's producers were initialised — which is what aborts the transactions a crashed
+     * predecessor with the same transactional ids left open. Called on the source loop thread.
+     */
+    @FunctionalInterface
+    public interface CommittedCheckpoints {
+        Map<InputPartition, Long> read();
     }
 
     /** A running set of tasks, as the source loop sees it. */
@@ -347,16 +358,9 @@ public final class SourceLoop implements Runnable {
             return;
         }
         try {
-            Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(assigned, Duration.ofMinutes(1));
-            Map<InputPartition, Long> checkpoints = new HashMap<>();
-            committed.forEach((tp, om) -> {
-                if (om != null && om.metadata() != null && om.metadata().startsWith("ckpt=")) {
-                    checkpoints.put(toInput(tp), Long.parseLong(om.metadata().substring(5)));
-                }
-            });
             Set<InputPartition> inputs = new HashSet<>();
             assigned.forEach(tp -> inputs.add(toInput(tp)));
-            execution = lifecycle.start(inputs, checkpoints);
+            execution = lifecycle.start(inputs, () -> committedCheckpoints(assigned));
             List<TopicPartition> fromStart = new ArrayList<>();
             List<TopicPartition> fromEnd = new ArrayList<>();
             for (TopicPartition tp : assigned) {
@@ -393,6 +397,17 @@ public final class SourceLoop implements Runnable {
         } catch (Exception e) {
             failover(e);
         }
+    }
+
+    private Map<InputPartition, Long> committedCheckpoints(Set<TopicPartition> assigned) {
+        Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(assigned, Duration.ofMinutes(1));
+        Map<InputPartition, Long> checkpoints = new HashMap<>();
+        committed.forEach((tp, om) -> {
+            if (om != null && om.metadata() != null && om.metadata().startsWith("ckpt=")) {
+                checkpoints.put(toInput(tp), Long.parseLong(om.metadata().substring(5)));
+            }
+        });
+        return checkpoints;
     }
 
     private Map<InputPartition, Long> positionsOf() {

@@ -19,9 +19,10 @@ import java.util.Map;
  * writing it costs a fraction of parsing and printing JSON, which dominated the running-totals
  * profile when state was kept as JSON text.
  *
- * <p>Threading: an instance reuses its buffer, so it belongs to one task.
+ * <p>Threading: an instance reuses its buffer, so it belongs to one task. Public so tools and tests can
+ * read operator state.
  */
-final class CompactJson implements Serde<ObjectNode> {
+public final class CompactJson implements Serde<ObjectNode> {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private static final byte NULL = 0;
     private static final byte LONG = 1;

@@ -224,7 +224,7 @@ class MemoryStateStoreLayersTest {
 
         assertEquals("memory", handle.backend());
         assertEquals(1, handle.files().size());
-        assertTrue(handle.files().get(0).name().startsWith("stage-0/memory-9-"), handle.files().get(0).name());
+        assertTrue(handle.files().get(0).name().matches("stage-0/[0-9a-f]+/memory-9.bin"), handle.files().get(0).name());
         assertEquals(before, all(restored));
         KeyedState restoredState = new KeyedState(restored);
         restoredState.setCurrentKey(s("user-4"));
