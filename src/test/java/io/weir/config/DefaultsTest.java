@@ -103,7 +103,7 @@ class DefaultsTest {
     assertEquals(ProcessingConfig.Guarantee.EXACTLY_ONCE, config.processing().guarantee());
     assertEquals(Duration.ofSeconds(1), config.processing().checkpoint().interval());
     assertEquals(StateConfig.Backend.ROCKSDB, config.processing().state().backend());
-    assertEquals(Path.of("/var/lib/weir"), config.processing().state().dir());
+    assertEquals(Path.of("/tmp/weir"), config.processing().state().dir());
     assertEquals(10, config.processing().restart().attempts());
     assertEquals("running-totals-dlq", config.deadLetter().topic());
     assertEquals(new SourceStep("orders", Format.JSON), config.pipeline().source());
