@@ -53,10 +53,20 @@ final class Execution implements SourceLoop.Execution {
     private static final Duration WORKER_STOP_TIMEOUT = Duration.ofSeconds(10);
 
     /** What an execution is built from; shared by all executions of an instance. */
-    record Context(InstanceSettings settings, KafkaClients clients, SnapshotStore snapshots, StateBackend backend,
-            ScheduledExecutorService coordinatorLoop, ExecutorService uploads, ExecutorService committer,
+    record Context(
+            InstanceSettings settings,
+            KafkaClients clients,
+            SnapshotStore snapshots,
+            StateBackend backend,
+            ScheduledExecutorService coordinatorLoop,
+            ExecutorService uploads,
+            ExecutorService committer,
             ExecutorService housekeeping,
-            LongSupplier clock, Counters counters, Instance.Stats stats, SourceLoop source, Seams seams) {}
+            LongSupplier clock,
+            Counters counters,
+            Instance.Stats stats,
+            SourceLoop source,
+            Seams seams) {}
 
     private final Map<InputPartition, Channel> channels = new HashMap<>();
     private final Map<InputPartition, Worker> workerOf = new HashMap<>();
@@ -73,7 +83,8 @@ final class Execution implements SourceLoop.Execution {
         return s.checkpoint().maxConcurrent() + 1;
     }
 
-    static Execution start(Context ctx, Set<InputPartition> assigned, SourceLoop.CommittedCheckpoints committedCheckpoints)
+    static Execution start(
+            Context ctx, Set<InputPartition> assigned, SourceLoop.CommittedCheckpoints committedCheckpoints)
             throws Exception {
         Execution e = new Execution();
         try {
@@ -105,32 +116,57 @@ final class Execution implements SourceLoop.Execution {
         // Producers first: initialising them aborts what a crashed predecessor left open, and until
         // then its pending offsets would keep the committed offsets below from resolving.
         producers = s.exactlyOnce()
-                ? new TransactionalProducers(ctx.clients(), s.transactionalIdPrefix(), poolSize(s),
-                        s.transactionTimeout().toMillis(), s.checkpointTopic())
-                : new AtLeastOnceProducers(ctx.clients(), s.application() + "-" + s.instanceId(), s.checkpointTopic(),
+                ? new TransactionalProducers(
+                        ctx.clients(),
+                        s.transactionalIdPrefix(),
+                        poolSize(s),
+                        s.transactionTimeout().toMillis(),
+                        s.checkpointTopic())
+                : new AtLeastOnceProducers(
+                        ctx.clients(),
+                        s.application() + "-" + s.instanceId(),
+                        s.checkpointTopic(),
                         ctx.source()::commitOffsets);
         Map<String, List<TaskCheckpoint>> history = readCheckpoints(ctx, taskInputs, committedCheckpoints.read());
         Map<String, TaskCheckpoint> restored = new HashMap<>();
         history.forEach((task, h) -> restored.put(task, h.get(h.size() - 1)));
-        long lastCompleted = restored.values().stream().mapToLong(TaskCheckpoint::checkpointId).max().orElse(0);
+        long lastCompleted = restored.values().stream()
+                .mapToLong(TaskCheckpoint::checkpointId)
+                .max()
+                .orElse(0);
         long firstEpoch = lastCompleted + 1;
 
         SnapshotRetention retention = new SnapshotRetention(s.state().retain(), ctx.snapshots(), ctx.housekeeping());
-        history.forEach((task, h) -> retention.restored(task, h.stream().map(TaskCheckpoint::state).toList()));
+        history.forEach((task, h) ->
+                retention.restored(task, h.stream().map(TaskCheckpoint::state).toList()));
         // Every file a store of this execution writes starts with task/generation/: see OrphanSweep.
         String generation = Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
-        coordinator = new CheckpointCoordinator(new CheckpointCoordinator.Setup(s.checkpoint(), taskInputs,
-                lastCompleted, ctx.seams().checkpointIo().apply(io(ctx)), ctx.snapshots(), ctx.coordinatorLoop(), ctx.uploads(), ctx.committer(),
-                ctx.clock(), listener(ctx, retention)));
-        TaskEnvironment env = new TaskEnvironment(s.exactlyOnce(), producers, coordinator.acks(), ctx.clock(),
-                ctx.counters());
+        coordinator = new CheckpointCoordinator(new CheckpointCoordinator.Setup(
+                s.checkpoint(),
+                taskInputs,
+                lastCompleted,
+                ctx.seams().checkpointIo().apply(io(ctx)),
+                ctx.snapshots(),
+                ctx.coordinatorLoop(),
+                ctx.uploads(),
+                ctx.committer(),
+                ctx.clock(),
+                listener(ctx, retention)));
+        TaskEnvironment env =
+                new TaskEnvironment(s.exactlyOnce(), producers, coordinator.acks(), ctx.clock(), ctx.counters());
         producers.openEpoch(firstEpoch); // tasks write to it from their first record
 
         List<Task> tasks = new ArrayList<>();
         for (Map.Entry<String, List<InputPartition>> t : taskInputs.entrySet()) {
             TaskCheckpoint checkpoint = restored.get(t.getKey());
-            StateStore store = ctx.backend().open(t.getKey(), generation, checkpoint == null ? null
-                    : new RestorePoint(t.getKey(), checkpoint.checkpointId(), checkpoint.state()), ctx.snapshots());
+            StateStore store = ctx.backend()
+                    .open(
+                            t.getKey(),
+                            generation,
+                            checkpoint == null
+                                    ? null
+                                    : new RestorePoint(t.getKey(), checkpoint.checkpointId(), checkpoint.state()),
+                            ctx.snapshots());
             stores.put(t.getKey(), store);
             List<Channel> taskChannels = new ArrayList<>();
             for (InputPartition ip : t.getValue()) {
@@ -146,8 +182,8 @@ final class Execution implements SourceLoop.Execution {
                     startPositions.put(ip, position);
                 }
             }
-            tasks.add(new Task(stage, t.getValue().get(0).partition(), taskChannels, new KeyedState(store), env,
-                    firstEpoch));
+            tasks.add(new Task(
+                    stage, t.getValue().get(0).partition(), taskChannels, new KeyedState(store), env, firstEpoch));
         }
         int threads = Math.max(1, Math.min(s.threads(), tasks.size()));
         List<List<Task>> perWorker = new ArrayList<>();
@@ -158,8 +194,8 @@ final class Execution implements SourceLoop.Execution {
             perWorker.get(i % threads).add(tasks.get(i));
         }
         for (int i = 0; i < threads; i++) {
-            Worker w = new Worker("weir-worker-" + i, perWorker.get(i),
-                    failure -> ctx.source().fail(failure, this));
+            Worker w = new Worker("weir-worker-" + i, perWorker.get(i), failure -> ctx.source()
+                    .fail(failure, this));
             workers.add(w);
             for (Task task : w.tasks()) {
                 taskInputs.get(task.name()).forEach(ip -> workerOf.put(ip, w));
@@ -168,8 +204,11 @@ final class Execution implements SourceLoop.Execution {
         for (Worker w : workers) {
             Instance.named(w.name()).newThread(w).start();
         }
-        LOG.info("restored {} tasks ({} from checkpoints, last completed checkpoint {})", tasks.size(),
-                restored.size(), lastCompleted);
+        LOG.info(
+                "restored {} tasks ({} from checkpoints, last completed checkpoint {})",
+                tasks.size(),
+                restored.size(),
+                lastCompleted);
         Map<String, Set<String>> referenced = new HashMap<>();
         taskInputs.keySet().forEach(task -> referenced.put(task, retention.referenced(task)));
         ctx.housekeeping().execute(new OrphanSweep(ctx.snapshots(), referenced, generation));
@@ -180,14 +219,15 @@ final class Execution implements SourceLoop.Execution {
      * committed with; the checkpoint topic must hold at least that one, else we read again (a record
      * committed a moment ago may not be visible to this reader yet).
      */
-    private static Map<String, List<TaskCheckpoint>> readCheckpoints(Context ctx,
-            Map<String, List<InputPartition>> taskInputs, Map<InputPartition, Long> committedCheckpoints)
+    private static Map<String, List<TaskCheckpoint>> readCheckpoints(
+            Context ctx, Map<String, List<InputPartition>> taskInputs, Map<InputPartition, Long> committedCheckpoints)
             throws IOException, InterruptedException {
-        CheckpointReader reader = new CheckpointReader(ctx.clients(), ctx.settings().checkpointTopic());
+        CheckpointReader reader =
+                new CheckpointReader(ctx.clients(), ctx.settings().checkpointTopic());
         long deadline = ctx.clock().getAsLong() + RESTORE_TIMEOUT.toMillis();
         while (true) {
-            Map<String, List<TaskCheckpoint>> history = reader.history(new TreeSet<>(taskInputs.keySet()),
-                    ctx.settings().state().retain(), RESTORE_TIMEOUT);
+            Map<String, List<TaskCheckpoint>> history = reader.history(
+                    new TreeSet<>(taskInputs.keySet()), ctx.settings().state().retain(), RESTORE_TIMEOUT);
             String missing = null;
             for (Map.Entry<String, List<InputPartition>> t : taskInputs.entrySet()) {
                 for (InputPartition ip : t.getValue()) {
@@ -227,22 +267,31 @@ final class Execution implements SourceLoop.Execution {
 
             @Override
             public void injectBarrier(long checkpointId) {
-                ctx.source().inject(checkpointId, new SourceLoop.InjectionReceiver() {
-                    @Override
-                    public void injected(long id, Map<InputPartition, Long> positions, Object fencingToken) {
-                        coordinator.injected(id, positions, fencingToken);
-                    }
+                ctx.source()
+                        .inject(
+                                checkpointId,
+                                new SourceLoop.InjectionReceiver() {
+                                    @Override
+                                    public void injected(
+                                            long id, Map<InputPartition, Long> positions, Object fencingToken) {
+                                        coordinator.injected(id, positions, fencingToken);
+                                    }
 
-                    @Override
-                    public void skipped(long id) {
-                        coordinator.skipped(id);
-                    }
-                }, self);
+                                    @Override
+                                    public void skipped(long id) {
+                                        coordinator.skipped(id);
+                                    }
+                                },
+                                self);
             }
 
             @Override
-            public void commit(long checkpointId, List<TaskCheckpoint> tasks, Map<InputPartition, Long> positions,
-                    Object fencingToken) throws Exception {
+            public void commit(
+                    long checkpointId,
+                    List<TaskCheckpoint> tasks,
+                    Map<InputPartition, Long> positions,
+                    Object fencingToken)
+                    throws Exception {
                 producers.commit(checkpointId, tasks, positions, fencingToken);
             }
         };

@@ -1,11 +1,6 @@
 package io.weir.app;
 
-import io.weir.checkpoint.CheckpointCoordinator;
-import io.weir.checkpoint.CheckpointIo;
-import io.weir.checkpoint.CheckpointListener;
-import io.weir.checkpoint.FailureReason;
 import io.weir.checkpoint.RestartStrategy;
-import io.weir.checkpoint.TaskCheckpoint;
 import io.weir.dataflow.Counters;
 import io.weir.element.InputPartition;
 import io.weir.kafka.KafkaClients;
@@ -20,8 +15,6 @@ import io.weir.state.SnapshotStore;
 import io.weir.state.StateBackend;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -55,6 +48,7 @@ public final class Instance implements AutoCloseable {
     private ExecutorService committer;
     /** Deletes snapshot files (retention, orphan sweeps) without taking an upload thread. */
     private ExecutorService housekeeping;
+
     private SourceLoop source;
     private Thread sourceThread;
 
@@ -130,16 +124,19 @@ public final class Instance implements AutoCloseable {
             }
         }
         StateSettings state = settings.state();
-        snapshots = seams.snapshots().apply(state.snapshots() == StateSettings.SnapshotStoreKind.KAFKA
-                ? new KafkaSnapshotStore(clients, settings.snapshotTopic(), clientId())
-                : new FileSnapshotStore(state.snapshotDir()));
+        snapshots = seams.snapshots()
+                .apply(
+                        state.snapshots() == StateSettings.SnapshotStoreKind.KAFKA
+                                ? new KafkaSnapshotStore(clients, settings.snapshotTopic(), clientId())
+                                : new FileSnapshotStore(state.snapshotDir()));
         try {
             backend = state.backend() == StateSettings.Backend.ROCKSDB
                     ? new RocksDbBackend(settings.localStateDir(), state.rocksdb())
                     : new MemoryBackend();
         } catch (IOException e) {
-            throw new Topics.StartupException("cannot use " + settings.localStateDir() + " for RocksDB state "
-                    + "(processing.state.dir): " + e, e);
+            throw new Topics.StartupException(
+                    "cannot use " + settings.localStateDir() + " for RocksDB state " + "(processing.state.dir): " + e,
+                    e);
         }
         coordinatorLoop = Executors.newSingleThreadScheduledExecutor(named("weir-coordinator"));
         uploads = Executors.newFixedThreadPool(2, named("weir-upload"));
@@ -147,13 +144,15 @@ public final class Instance implements AutoCloseable {
         housekeeping = Executors.newSingleThreadExecutor(named("weir-housekeeping"));
         RestartStrategy restart = new RestartStrategy(settings.restart(), ThreadLocalRandom.current()::nextDouble);
         source = new SourceLoop(
-                clients.sourceConsumer(settings.application(), settings.instanceId(), clientId(),
-                        settings.resetToEarliest()),
+                clients.sourceConsumer(
+                        settings.application(), settings.instanceId(), clientId(), settings.resetToEarliest()),
                 settings.stage().inputTopics(),
                 new SourceLoop.Lifecycle() {
                     @Override
-                    public SourceLoop.Execution start(java.util.Set<InputPartition> assigned,
-                            SourceLoop.CommittedCheckpoints committedCheckpoints) throws Exception {
+                    public SourceLoop.Execution start(
+                            java.util.Set<InputPartition> assigned,
+                            SourceLoop.CommittedCheckpoints committedCheckpoints)
+                            throws Exception {
                         return startExecution(assigned, committedCheckpoints);
                     }
 
@@ -167,8 +166,12 @@ public final class Instance implements AutoCloseable {
                 clock);
         sourceThread = named("weir-source").newThread(source);
         sourceThread.start();
-        LOG.info("{} started as instance {} ({}, {} partitions per input)", settings.application(),
-                settings.instanceId(), settings.exactlyOnce() ? "exactly-once" : "at-least-once", partitions);
+        LOG.info(
+                "{} started as instance {} ({}, {} partitions per input)",
+                settings.application(),
+                settings.instanceId(),
+                settings.exactlyOnce() ? "exactly-once" : "at-least-once",
+                partitions);
     }
 
     private void checkTransactionTimeouts(long brokerMaxMs) {
@@ -177,7 +180,8 @@ public final class Instance implements AutoCloseable {
             throw new Topics.StartupException("processing.transaction-timeout (" + txMs + " ms) exceeds the broker's "
                     + "transaction.max.timeout.ms (" + brokerMaxMs + " ms): lower the one or raise the other");
         }
-        long needed = settings.checkpoint().interval().toMillis() + settings.checkpoint().timeout().toMillis();
+        long needed = settings.checkpoint().interval().toMillis()
+                + settings.checkpoint().timeout().toMillis();
         if (needed * 4 > txMs * 3) {
             throw new Topics.StartupException("processing.checkpoint.interval + processing.checkpoint.timeout ("
                     + needed + " ms) must stay well under processing.transaction-timeout (" + txMs
@@ -193,15 +197,32 @@ public final class Instance implements AutoCloseable {
             String slot = id.substring(prefix.length());
             if (slot.matches("\\d+") && Integer.parseInt(slot) >= poolSize) {
                 LOG.info("aborting leftover transactional id {} (outside the pool of {})", id, poolSize);
-                TransactionalProducers.abortLeftover(clients, id, settings.transactionTimeout().toMillis());
+                TransactionalProducers.abortLeftover(
+                        clients, id, settings.transactionTimeout().toMillis());
             }
         }
     }
 
     private SourceLoop.Execution startExecution(
-            java.util.Set<InputPartition> assigned, SourceLoop.CommittedCheckpoints committedCheckpoints) throws Exception {
-        return Execution.start(new Execution.Context(settings, clients, snapshots, backend, coordinatorLoop, uploads,
-                committer, housekeeping, clock, counters, stats, source, seams), assigned, committedCheckpoints);
+            java.util.Set<InputPartition> assigned, SourceLoop.CommittedCheckpoints committedCheckpoints)
+            throws Exception {
+        return Execution.start(
+                new Execution.Context(
+                        settings,
+                        clients,
+                        snapshots,
+                        backend,
+                        coordinatorLoop,
+                        uploads,
+                        committer,
+                        housekeeping,
+                        clock,
+                        counters,
+                        stats,
+                        source,
+                        seams),
+                assigned,
+                committedCheckpoints);
     }
 
     /** Whether the instance stopped (a fatal error, or closed). */

@@ -36,8 +36,14 @@ public final class Jobs {
         for (OperatorStep step : config.pipeline().operators()) {
             operators.add(operator(step));
         }
-        Stage stage = new Stage(config.application(), List.of(source.topic()), Codecs.named(format(source.format())),
-                operators, sink.topic(), Codecs.named(format(sink.format())), config.deadLetter().topic());
+        Stage stage = new Stage(
+                config.application(),
+                List.of(source.topic()),
+                Codecs.named(format(source.format())),
+                operators,
+                sink.topic(),
+                Codecs.named(format(sink.format())),
+                config.deadLetter().topic());
         var c = p.checkpoint();
         return new InstanceSettings(
                 config.application(),
@@ -64,21 +70,29 @@ public final class Jobs {
                         : StateSettings.SnapshotStoreKind.FILESYSTEM,
                 state.snapshotDir().orElse(state.dir().resolve("snapshots")),
                 state.retain(),
-                new RocksDbSettings(state.rocksdb().blockCacheBytes(), state.rocksdb().writeBufferBytes()));
+                new RocksDbSettings(
+                        state.rocksdb().blockCacheBytes(), state.rocksdb().writeBufferBytes()));
     }
 
     private static Supplier<Operator> operator(OperatorStep step) {
         if (step instanceof AggregateStep a) {
-            Aggregate.Spec spec = new Aggregate.Spec(a.keyAs(), a.count().orElse(null), a.sum(), a.min(), a.max(),
-                    a.avg(), a.last());
+            Aggregate.Spec spec =
+                    new Aggregate.Spec(a.keyAs(), a.count().orElse(null), a.sum(), a.min(), a.max(), a.avg(), a.last());
             return () -> new Aggregate(spec);
         }
         throw new IllegalArgumentException("no operator for step " + step);
     }
 
     private static RestartStrategy.Settings restart(RestartConfig r) {
-        return new RestartStrategy.Settings(RestartStrategy.Kind.valueOf(r.strategy().name()), r.delay(),
-                r.initialBackoff(), r.maxBackoff(), r.multiplier(), r.jitter(), r.attempts(), r.maxFailures(),
+        return new RestartStrategy.Settings(
+                RestartStrategy.Kind.valueOf(r.strategy().name()),
+                r.delay(),
+                r.initialBackoff(),
+                r.maxBackoff(),
+                r.multiplier(),
+                r.jitter(),
+                r.attempts(),
+                r.maxFailures(),
                 r.failureWindow());
     }
 

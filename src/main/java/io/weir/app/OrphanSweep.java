@@ -36,12 +36,13 @@ final class OrphanSweep implements Runnable {
     }
 
     /** The files of {@code listed} to delete: of a swept task, unreferenced, and not of {@code generation}. */
-    static List<StoredFile> orphans(List<StoredFile> listed, Map<String, Set<String>> referencedByTask,
-            String generation) {
+    static List<StoredFile> orphans(
+            List<StoredFile> listed, Map<String, Set<String>> referencedByTask, String generation) {
         List<StoredFile> orphans = new ArrayList<>();
         for (StoredFile f : listed) {
             int slash = f.name().indexOf('/');
-            Set<String> referenced = slash < 0 ? null : referencedByTask.get(f.name().substring(0, slash));
+            Set<String> referenced =
+                    slash < 0 ? null : referencedByTask.get(f.name().substring(0, slash));
             if (referenced != null
                     && !referenced.contains(f.name())
                     && !f.name().startsWith(f.name().substring(0, slash) + "/" + generation + "/")) {
@@ -65,7 +66,10 @@ final class OrphanSweep implements Runnable {
                 bytes += f.size();
             }
             if (!orphans.isEmpty()) {
-                LOG.info("removed {} orphan snapshot files ({} bytes) of {}", orphans.size(), bytes,
+                LOG.info(
+                        "removed {} orphan snapshot files ({} bytes) of {}",
+                        orphans.size(),
+                        bytes,
                         referencedByTask.keySet());
             }
         } catch (Exception e) {

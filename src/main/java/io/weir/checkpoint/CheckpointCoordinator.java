@@ -189,13 +189,18 @@ public final class CheckpointCoordinator {
         }
         p.uploads.put(task, s.uploads().submit(() -> {
             try {
-                StateHandle handle = part.write(s.snapshots(), () -> Thread.currentThread().isInterrupted());
+                StateHandle handle =
+                        part.write(s.snapshots(), () -> Thread.currentThread().isInterrupted());
                 s.loop().execute(() -> uploaded(id, task, handle));
             } catch (CancellationException e) {
                 // the checkpoint was aborted; its owner already knows
             } catch (Exception | Error e) {
-                s.loop().execute(() -> fail(id, FailureReason.SNAPSHOT_FAILED,
-                        new IllegalStateException("snapshot of " + task + " for checkpoint " + id + " failed", e)));
+                s.loop()
+                        .execute(() -> fail(
+                                id,
+                                FailureReason.SNAPSHOT_FAILED,
+                                new IllegalStateException(
+                                        "snapshot of " + task + " for checkpoint " + id + " failed", e)));
             }
         }));
     }
@@ -213,7 +218,9 @@ public final class CheckpointCoordinator {
             return;
         }
         Pending p = pending.firstEntry().getValue();
-        if (p.committing || p.positions == null || p.handles.size() < s.taskInputs().size()) {
+        if (p.committing
+                || p.positions == null
+                || p.handles.size() < s.taskInputs().size()) {
             return;
         }
         p.committing = true;
@@ -224,7 +231,9 @@ public final class CheckpointCoordinator {
             for (InputPartition ip : t.getValue()) {
                 Long offset = p.positions.get(ip);
                 if (offset == null) {
-                    fail(p.id, FailureReason.COMMIT_FAILED,
+                    fail(
+                            p.id,
+                            FailureReason.COMMIT_FAILED,
                             new IllegalStateException("checkpoint " + p.id + " has no position for " + ip));
                     return;
                 }
@@ -239,7 +248,9 @@ public final class CheckpointCoordinator {
             } catch (Exception | Error e) {
                 s.loop().execute(() -> {
                     commitInFlight = null;
-                    fail(p.id, FailureReason.COMMIT_FAILED,
+                    fail(
+                            p.id,
+                            FailureReason.COMMIT_FAILED,
                             new IllegalStateException("commit of checkpoint " + p.id + " failed", e));
                 });
             }
@@ -263,10 +274,13 @@ public final class CheckpointCoordinator {
     private void expire(long id) {
         Pending p = pending.get(id);
         if (p != null && !stopped) {
-            fail(id, FailureReason.TIMEOUT, new IllegalStateException("checkpoint " + id + " did not complete within "
-                    + s.settings().timeout() + " (acknowledged by " + p.uploads.size() + " of "
-                    + s.taskInputs().size() + " tasks, " + p.handles.size() + " snapshots written, positions "
-                    + (p.positions == null ? "missing" : "known") + ")"));
+            fail(
+                    id,
+                    FailureReason.TIMEOUT,
+                    new IllegalStateException("checkpoint " + id + " did not complete within "
+                            + s.settings().timeout() + " (acknowledged by " + p.uploads.size() + " of "
+                            + s.taskInputs().size() + " tasks, " + p.handles.size() + " snapshots written, positions "
+                            + (p.positions == null ? "missing" : "known") + ")"));
         }
     }
 

@@ -26,6 +26,6 @@ public interface CheckpointIo {
      * become visible together (exactly-once: one transaction). Blocking; runs on the committer
      * thread, one checkpoint at a time, in id order.
      */
-    void commit(long checkpointId, List<TaskCheckpoint> tasks, Map<InputPartition, Long> positions,
-            Object fencingToken) throws Exception;
+    void commit(long checkpointId, List<TaskCheckpoint> tasks, Map<InputPartition, Long> positions, Object fencingToken)
+            throws Exception;
 }

@@ -27,8 +27,16 @@ public final class RestartStrategy {
      *     up (0 = unlimited); a completed checkpoint resets the count
      * @param maxFailures failure-rate: failures tolerated within {@code failureWindow}
      */
-    public record Settings(Kind kind, Duration delay, Duration initialBackoff, Duration maxBackoff, double multiplier,
-            double jitter, int attempts, int maxFailures, Duration failureWindow) {
+    public record Settings(
+            Kind kind,
+            Duration delay,
+            Duration initialBackoff,
+            Duration maxBackoff,
+            double multiplier,
+            double jitter,
+            int attempts,
+            int maxFailures,
+            Duration failureWindow) {
         public Settings {
             if (jitter < 0 || jitter > 1) {
                 throw new IllegalArgumentException("restart jitter must be within 0..1, was " + jitter);
@@ -68,15 +76,19 @@ public final class RestartStrategy {
                 double base = settings.initialBackoff().toMillis() * Math.pow(settings.multiplier(), inARow - 1);
                 double capped = Math.min(base, settings.maxBackoff().toMillis());
                 double jittered = capped * (1 - settings.jitter() + 2 * settings.jitter() * random.getAsDouble());
-                return Optional.of(Duration.ofMillis(Math.round(Math.min(jittered, settings.maxBackoff().toMillis()))));
+                return Optional.of(Duration.ofMillis(
+                        Math.round(Math.min(jittered, settings.maxBackoff().toMillis()))));
             }
             case FAILURE_RATE: {
                 recentFailures.addLast(nowMillis);
                 while (!recentFailures.isEmpty()
-                        && recentFailures.peekFirst() <= nowMillis - settings.failureWindow().toMillis()) {
+                        && recentFailures.peekFirst()
+                                <= nowMillis - settings.failureWindow().toMillis()) {
                     recentFailures.removeFirst();
                 }
-                return recentFailures.size() > settings.maxFailures() ? Optional.empty() : Optional.of(settings.delay());
+                return recentFailures.size() > settings.maxFailures()
+                        ? Optional.empty()
+                        : Optional.of(settings.delay());
             }
             default:
                 throw new IllegalStateException("unknown restart strategy " + settings.kind());

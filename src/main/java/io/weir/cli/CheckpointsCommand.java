@@ -39,10 +39,16 @@ public final class CheckpointsCommand implements Callable<Integer> {
                 new TreeMap<>(new CheckpointReader(Jobs.clients(loaded), topic).latest(null, Duration.ofSeconds(60)));
         switch (action) {
             case "list":
-                System.out.printf("%-30s %8s  %-24s %7s %12s  %s%n", "task", "id", "time", "files", "bytes", "positions");
-                latest.forEach((name, c) -> System.out.printf("%-30s %8d  %-24s %7d %12d  %s%n", name, c.checkpointId(),
-                        Instant.ofEpochMilli(c.timestamp()), c.state().files().size(),
-                        c.state().files().stream().mapToLong(StoredFile::size).sum(), c.positions()));
+                System.out.printf(
+                        "%-30s %8s  %-24s %7s %12s  %s%n", "task", "id", "time", "files", "bytes", "positions");
+                latest.forEach((name, c) -> System.out.printf(
+                        "%-30s %8d  %-24s %7d %12d  %s%n",
+                        name,
+                        c.checkpointId(),
+                        Instant.ofEpochMilli(c.timestamp()),
+                        c.state().files().size(),
+                        c.state().files().stream().mapToLong(StoredFile::size).sum(),
+                        c.positions()));
                 return 0;
             case "inspect":
                 for (TaskCheckpoint c : latest.values()) {

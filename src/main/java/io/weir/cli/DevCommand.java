@@ -29,11 +29,16 @@ import picocli.CommandLine.Option;
  * {@code orders} and {@code totals}, runs an order generator and the running-totals job, and shows
  * live progress until Ctrl-C (or {@code --duration}), then verifies the output.
  */
-@Command(name = "dev", description = "Run the example job on an embedded Kafka broker, with a generator and live progress.")
+@Command(
+        name = "dev",
+        description = "Run the example job on an embedded Kafka broker, with a generator and live progress.")
 public final class DevCommand implements Callable<Integer> {
     static final String EXAMPLE = "/io/weir/examples/running-totals.yaml";
 
-    @Option(names = "--port", defaultValue = "9092", description = "Broker port; a free one if taken (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--port",
+            defaultValue = "9092",
+            description = "Broker port; a free one if taken (default: ${DEFAULT-VALUE}).")
     int port;
 
     @Option(names = "--rate", defaultValue = "2000", description = "Orders per second (default: ${DEFAULT-VALUE}).")
@@ -52,24 +57,28 @@ public final class DevCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Path dir = Files.createTempDirectory("weir-dev");
         System.out.println("weir dev: starting an embedded Kafka broker …");
-        try (EmbeddedKafka kafka = EmbeddedKafka.builder().port(portOrFree(port)).start()) {
+        try (EmbeddedKafka kafka =
+                EmbeddedKafka.builder().port(portOrFree(port)).start()) {
             String bootstrap = kafka.bootstrapServers();
             System.out.println("weir dev: Kafka at " + bootstrap + " (connect your own tools to it)");
             createTopics(bootstrap);
-            List<String> sets = new java.util.ArrayList<>(List.of("kafka.bootstrap=" + bootstrap,
-                    "processing.state.dir=" + dir.resolve("state")));
+            List<String> sets = new java.util.ArrayList<>(
+                    List.of("kafka.bootstrap=" + bootstrap, "processing.state.dir=" + dir.resolve("state")));
             sets.addAll(overrides);
-            WeirConfig config = new ConfigLoader().load("running-totals.yaml (built in)", example(), System.getenv(), sets);
+            WeirConfig config =
+                    new ConfigLoader().load("running-totals.yaml (built in)", example(), System.getenv(), sets);
             try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config));
                     OrderGenerator generator = new OrderGenerator(bootstrap, "orders", users, 42)) {
                 instance.start();
-                Thread producer = new Thread(() -> {
-                    try {
-                        generator.sendPaced(rate, Long.MAX_VALUE);
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                }, "weir-dev-generator");
+                Thread producer = new Thread(
+                        () -> {
+                            try {
+                                generator.sendPaced(rate, Long.MAX_VALUE);
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                        },
+                        "weir-dev-generator");
                 producer.setDaemon(true);
                 producer.start();
                 CountDownLatch stop = new CountDownLatch(1);
@@ -101,11 +110,13 @@ public final class DevCommand implements Callable<Integer> {
         long target = instance.counters().recordsIn.sum();
         // Wait until the job has read everything and a checkpoint committed its output.
         while (System.currentTimeMillis() < deadline) {
-            long lag = instance.lag().values().stream().mapToLong(Long::longValue).sum();
+            long lag =
+                    instance.lag().values().stream().mapToLong(Long::longValue).sum();
             long checkpointed = instance.stats().lastCompletedCheckpoint();
             Thread.sleep(1000);
             System.out.println(progress.line());
-            if (lag == 0 && instance.stats().lastCompletedCheckpoint() > checkpointed
+            if (lag == 0
+                    && instance.stats().lastCompletedCheckpoint() > checkpointed
                     && instance.counters().recordsIn.sum() >= target) {
                 break;
             }
@@ -133,10 +144,18 @@ public final class DevCommand implements Callable<Integer> {
             double rate = (in - lastIn) * 1e9 / Math.max(1, now - lastAt);
             lastIn = in;
             lastAt = now;
-            long lag = instance.lag().values().stream().mapToLong(Long::longValue).sum();
-            return String.format("  generated %,d | in %,d (%,.0f/s) | out %,d | dead letters %,d | checkpoint #%d (%d ms) | lag %,d%s",
-                    generator.sent(), in, rate, instance.counters().recordsOut.sum(), instance.counters().deadLetters.sum(),
-                    instance.stats().lastCompletedCheckpoint(), instance.stats().lastCheckpointMillis(), lag,
+            long lag =
+                    instance.lag().values().stream().mapToLong(Long::longValue).sum();
+            return String.format(
+                    "  generated %,d | in %,d (%,.0f/s) | out %,d | dead letters %,d | checkpoint #%d (%d ms) | lag %,d%s",
+                    generator.sent(),
+                    in,
+                    rate,
+                    instance.counters().recordsOut.sum(),
+                    instance.counters().deadLetters.sum(),
+                    instance.stats().lastCompletedCheckpoint(),
+                    instance.stats().lastCheckpointMillis(),
+                    lag,
                     instance.ready() ? "" : " | restoring");
         }
     }
@@ -146,7 +165,9 @@ public final class DevCommand implements Callable<Integer> {
             var existing = admin.listTopics().names().get();
             for (String t : List.of("orders", "totals")) {
                 if (!existing.contains(t)) {
-                    admin.createTopics(List.of(new NewTopic(t, 4, (short) 1))).all().get();
+                    admin.createTopics(List.of(new NewTopic(t, 4, (short) 1)))
+                            .all()
+                            .get();
                 }
             }
         }

@@ -13,7 +13,10 @@ final class JobConfigOptions {
     /** The exit code for an invalid config file. */
     static final int INVALID = 2;
 
-    @Option(names = {"-c", "--config"}, required = true, description = "The job's YAML file.")
+    @Option(
+            names = {"-c", "--config"},
+            required = true,
+            description = "The job's YAML file.")
     Path config;
 
     @Option(names = "--set", description = "Override a setting: dotted.path=value (repeatable).")

@@ -5,7 +5,6 @@ import io.weir.app.Jobs;
 import io.weir.config.WeirConfig;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 /** {@code weir run}: runs the job of a config file until stopped (SIGTERM) or a fatal error. */
 @Command(name = "run", description = "Run the job described by a config file.")

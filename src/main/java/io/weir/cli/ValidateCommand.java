@@ -21,51 +21,57 @@ import picocli.CommandLine.Spec;
  * 2), without contacting Kafka.
  */
 @Command(
-    name = "validate",
-    mixinStandardHelpOptions = true,
-    description = "Checks a job configuration file and reports every problem found.")
+        name = "validate",
+        mixinStandardHelpOptions = true,
+        description = "Checks a job configuration file and reports every problem found.")
 public final class ValidateCommand implements Callable<Integer> {
 
-  /** The exit code for a configuration with problems. */
-  public static final int INVALID = 2;
+    /** The exit code for a configuration with problems. */
+    public static final int INVALID = 2;
 
-  @Option(names = "--config", required = true, paramLabel = "FILE",
-      description = "The job's YAML configuration file.")
-  private Path config;
+    @Option(
+            names = "--config",
+            required = true,
+            paramLabel = "FILE",
+            description = "The job's YAML configuration file.")
+    private Path config;
 
-  @Option(names = "--set", paramLabel = "KEY=VALUE",
-      description = "Overrides a setting by its dotted path, e.g. processing.threads=4 or "
-          + "pipeline.1.aggregate.emit=every-update; repeatable, later ones win.")
-  private List<String> overrides = new ArrayList<>();
+    @Option(
+            names = "--set",
+            paramLabel = "KEY=VALUE",
+            description = "Overrides a setting by its dotted path, e.g. processing.threads=4 or "
+                    + "pipeline.1.aggregate.emit=every-update; repeatable, later ones win.")
+    private List<String> overrides = new ArrayList<>();
 
-  @Spec
-  private CommandSpec spec;
+    @Spec
+    private CommandSpec spec;
 
-  private final Map<String, String> env;
+    private final Map<String, String> env;
 
-  public ValidateCommand() {
-    this(System.getenv());
-  }
-
-  /** A command reading {@code ${NAME}} variables from {@code env} instead of the process's. */
-  ValidateCommand(Map<String, String> env) {
-    this.env = Map.copyOf(env);
-  }
-
-  @Override
-  public Integer call() {
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
-    try {
-      WeirConfig loaded = new ConfigLoader().load(config, env, overrides);
-      out.printf("ok: %s (application %s, %d steps)%n", config, loaded.application(),
-          loaded.pipeline().steps().size());
-      out.flush();
-      return 0;
-    } catch (ConfigException e) {
-      err.println(e.getMessage());
-      err.flush();
-      return INVALID;
+    public ValidateCommand() {
+        this(System.getenv());
     }
-  }
+
+    /** A command reading {@code ${NAME}} variables from {@code env} instead of the process's. */
+    ValidateCommand(Map<String, String> env) {
+        this.env = Map.copyOf(env);
+    }
+
+    @Override
+    public Integer call() {
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        try {
+            WeirConfig loaded = new ConfigLoader().load(config, env, overrides);
+            out.printf(
+                    "ok: %s (application %s, %d steps)%n",
+                    config, loaded.application(), loaded.pipeline().steps().size());
+            out.flush();
+            return 0;
+        } catch (ConfigException e) {
+            err.println(e.getMessage());
+            err.flush();
+            return INVALID;
+        }
+    }
 }

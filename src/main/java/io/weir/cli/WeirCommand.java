@@ -9,8 +9,14 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = WeirCommand.Version.class,
         description = "Kafka-native stream processing with exactly-once results.",
-        subcommands = {RunCommand.class, ValidateCommand.class, DevCommand.class, VerifyCommand.class, CheckpointsCommand.class,
-                CommandLine.HelpCommand.class})
+        subcommands = {
+            RunCommand.class,
+            ValidateCommand.class,
+            DevCommand.class,
+            VerifyCommand.class,
+            CheckpointsCommand.class,
+            CommandLine.HelpCommand.class
+        })
 public final class WeirCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -18,70 +18,70 @@ import java.util.Set;
  * every update for now. Output field names are unique and at least one aggregate is asked for.
  */
 public record AggregateStep(
-    String keyAs,
-    Optional<String> count,
-    Map<String, String> sum,
-    Map<String, String> min,
-    Map<String, String> max,
-    Map<String, String> avg,
-    Map<String, String> last,
-    Emit emit) implements OperatorStep {
+        String keyAs,
+        Optional<String> count,
+        Map<String, String> sum,
+        Map<String, String> min,
+        Map<String, String> max,
+        Map<String, String> avg,
+        Map<String, String> last,
+        Emit emit)
+        implements OperatorStep {
 
-  /** When an aggregate sends its results. */
-  public enum Emit { EVERY_UPDATE }
-
-  public static final String DEFAULT_KEY_AS = "key";
-
-  public AggregateStep {
-    Objects.requireNonNull(keyAs, "keyAs");
-    Objects.requireNonNull(count, "count");
-    Objects.requireNonNull(emit, "emit");
-    sum = copy(sum);
-    min = copy(min);
-    max = copy(max);
-    avg = copy(avg);
-    last = copy(last);
-    if (count.isEmpty() && sum.isEmpty() && min.isEmpty() && max.isEmpty() && avg.isEmpty()
-        && last.isEmpty()) {
-      throw new IllegalArgumentException(
-          "an aggregate needs at least one of count, sum, min, max, avg, last");
+    /** When an aggregate sends its results. */
+    public enum Emit {
+        EVERY_UPDATE
     }
-    Set<String> seen = new HashSet<>();
-    for (String field : outputFields(keyAs, count, List.of(sum, min, max, avg, last))) {
-      if (field.isBlank()) {
-        throw new IllegalArgumentException("output field names must not be empty");
-      }
-      if (!seen.add(field)) {
-        throw new IllegalArgumentException("output field " + field + " is written twice");
-      }
+
+    public static final String DEFAULT_KEY_AS = "key";
+
+    public AggregateStep {
+        Objects.requireNonNull(keyAs, "keyAs");
+        Objects.requireNonNull(count, "count");
+        Objects.requireNonNull(emit, "emit");
+        sum = copy(sum);
+        min = copy(min);
+        max = copy(max);
+        avg = copy(avg);
+        last = copy(last);
+        if (count.isEmpty() && sum.isEmpty() && min.isEmpty() && max.isEmpty() && avg.isEmpty() && last.isEmpty()) {
+            throw new IllegalArgumentException("an aggregate needs at least one of count, sum, min, max, avg, last");
+        }
+        Set<String> seen = new HashSet<>();
+        for (String field : outputFields(keyAs, count, List.of(sum, min, max, avg, last))) {
+            if (field.isBlank()) {
+                throw new IllegalArgumentException("output field names must not be empty");
+            }
+            if (!seen.add(field)) {
+                throw new IllegalArgumentException("output field " + field + " is written twice");
+            }
+        }
     }
-  }
 
-  @Override
-  public String type() {
-    return "aggregate";
-  }
+    @Override
+    public String type() {
+        return "aggregate";
+    }
 
-  /** The output record's fields in order: the key, the count, then sum, min, max, avg, last. */
-  public List<String> outputFields() {
-    return outputFields(keyAs, count, List.of(sum, min, max, avg, last));
-  }
+    /** The output record's fields in order: the key, the count, then sum, min, max, avg, last. */
+    public List<String> outputFields() {
+        return outputFields(keyAs, count, List.of(sum, min, max, avg, last));
+    }
 
-  /** Whether the aggregate reads fields of the values, which must then be JSON objects. */
-  public boolean readsFields() {
-    return !(sum.isEmpty() && min.isEmpty() && max.isEmpty() && avg.isEmpty() && last.isEmpty());
-  }
+    /** Whether the aggregate reads fields of the values, which must then be JSON objects. */
+    public boolean readsFields() {
+        return !(sum.isEmpty() && min.isEmpty() && max.isEmpty() && avg.isEmpty() && last.isEmpty());
+    }
 
-  private static List<String> outputFields(
-      String keyAs, Optional<String> count, List<Map<String, String>> maps) {
-    List<String> fields = new ArrayList<>();
-    fields.add(keyAs);
-    count.ifPresent(fields::add);
-    maps.forEach(map -> fields.addAll(map.values()));
-    return fields;
-  }
+    private static List<String> outputFields(String keyAs, Optional<String> count, List<Map<String, String>> maps) {
+        List<String> fields = new ArrayList<>();
+        fields.add(keyAs);
+        count.ifPresent(fields::add);
+        maps.forEach(map -> fields.addAll(map.values()));
+        return fields;
+    }
 
-  private static Map<String, String> copy(Map<String, String> map) {
-    return Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(map)));
-  }
+    private static Map<String, String> copy(Map<String, String> map) {
+        return Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(map)));
+    }
 }

@@ -15,99 +15,116 @@ import java.util.function.Supplier;
  */
 final class ConfigBinder {
 
-  private static final String NAME_RULE =
-      "made of a-z, A-Z, 0-9, '.', '_' and '-' (at most " + ConfigShape.MAX_NAME_LENGTH + " characters)";
+    private static final String NAME_RULE =
+            "made of a-z, A-Z, 0-9, '.', '_' and '-' (at most " + ConfigShape.MAX_NAME_LENGTH + " characters)";
 
-  /** Client properties Weir sets itself, with what to do instead. */
-  private static final Map<String, String> MANAGED_PROPERTIES = managedProperties();
+    /** Client properties Weir sets itself, with what to do instead. */
+    private static final Map<String, String> MANAGED_PROPERTIES = managedProperties();
 
-  private final Supplier<String> hostName;
+    private final Supplier<String> hostName;
 
-  ConfigBinder(Supplier<String> hostName) {
-    this.hostName = hostName;
-  }
-
-  Optional<WeirConfig> bind(Section root) {
-    int mark = root.errors().size();
-    Optional<String> application = root.matching("application", root.requiredString(
-        "application", "the job's name, used as group id, transactional id and topic prefix"),
-        ConfigShape.NAME, ConfigShape.MAX_NAME_LENGTH, NAME_RULE);
-    Optional<String> instanceId = root.matching("instance-id", root.optionalString("instance-id"),
-        ConfigShape.NAME, Integer.MAX_VALUE, NAME_RULE.substring(0, NAME_RULE.indexOf(" (")));
-    Optional<KafkaConfig> kafka = kafka(root.section("kafka"));
-    Optional<ProcessingConfig> processing = ProcessingBinder.bind(root.section("processing"));
-    Section deadLetterSection = root.section("dead-letter");
-    Optional<String> deadLetter = deadLetterSection.matching("topic",
-        deadLetterSection.optionalString("topic"), ConfigShape.TOPIC, 249,
-        PipelineBinder.TOPIC_RULE);
-    deadLetterSection.rejectUnknownKeys();
-    Section httpSection = root.section("http");
-    int port = httpSection.integer("port", HttpConfig.DEFAULT_PORT, HttpConfig.DISABLED, 65535);
-    httpSection.rejectUnknownKeys();
-    Optional<Pipeline> pipeline = PipelineBinder.bind(root);
-    root.rejectUnknownKeys();
-
-    if (pipeline.isPresent() && deadLetter.isPresent()
-        && PipelineBinder.topics(pipeline.get()).contains(deadLetter.get())) {
-      deadLetterSection.error(deadLetterSection.originOf("topic"), "dead-letter.topic must "
-          + "differ from the pipeline's topics, was " + deadLetter.get());
+    ConfigBinder(Supplier<String> hostName) {
+        this.hostName = hostName;
     }
-    return root.build(mark, () -> new WeirConfig(application.orElseThrow(),
-        instanceId.orElseGet(this::defaultInstanceId), kafka.orElseThrow(),
-        processing.orElseThrow(),
-        new DeadLetterConfig(deadLetter.orElse(DeadLetterConfig.defaultTopic(application.get()))),
-        new HttpConfig(port), pipeline.orElseThrow()));
-  }
 
-  private String defaultInstanceId() {
-    String name = hostName.get();
-    String cleaned = name == null ? "" : name.replaceAll("[^a-zA-Z0-9._-]", "-");
-    return cleaned.isEmpty() ? "weir" : cleaned;
-  }
+    Optional<WeirConfig> bind(Section root) {
+        int mark = root.errors().size();
+        Optional<String> application = root.matching(
+                "application",
+                root.requiredString(
+                        "application", "the job's name, used as group id, transactional id and topic prefix"),
+                ConfigShape.NAME,
+                ConfigShape.MAX_NAME_LENGTH,
+                NAME_RULE);
+        Optional<String> instanceId = root.matching(
+                "instance-id",
+                root.optionalString("instance-id"),
+                ConfigShape.NAME,
+                Integer.MAX_VALUE,
+                NAME_RULE.substring(0, NAME_RULE.indexOf(" (")));
+        Optional<KafkaConfig> kafka = kafka(root.section("kafka"));
+        Optional<ProcessingConfig> processing = ProcessingBinder.bind(root.section("processing"));
+        Section deadLetterSection = root.section("dead-letter");
+        Optional<String> deadLetter = deadLetterSection.matching(
+                "topic", deadLetterSection.optionalString("topic"), ConfigShape.TOPIC, 249, PipelineBinder.TOPIC_RULE);
+        deadLetterSection.rejectUnknownKeys();
+        Section httpSection = root.section("http");
+        int port = httpSection.integer("port", HttpConfig.DEFAULT_PORT, HttpConfig.DISABLED, 65535);
+        httpSection.rejectUnknownKeys();
+        Optional<Pipeline> pipeline = PipelineBinder.bind(root);
+        root.rejectUnknownKeys();
 
-  private static Optional<KafkaConfig> kafka(Section section) {
-    int mark = section.errors().size();
-    String bootstrap = section.string("bootstrap", KafkaConfig.DEFAULT_BOOTSTRAP).strip();
-    if (!bootstrap.matches("[^\\s,]+:\\d+(\\s*,\\s*[^\\s,]+:\\d+)*")) {
-      section.error(section.originOf("bootstrap"), section.path("bootstrap") + " must be a "
-          + "comma-separated list of host:port, was " + (bootstrap.isEmpty() ? "empty" : bootstrap));
+        if (pipeline.isPresent()
+                && deadLetter.isPresent()
+                && PipelineBinder.topics(pipeline.get()).contains(deadLetter.get())) {
+            deadLetterSection.error(
+                    deadLetterSection.originOf("topic"),
+                    "dead-letter.topic must " + "differ from the pipeline's topics, was " + deadLetter.get());
+        }
+        return root.build(
+                mark,
+                () -> new WeirConfig(
+                        application.orElseThrow(),
+                        instanceId.orElseGet(this::defaultInstanceId),
+                        kafka.orElseThrow(),
+                        processing.orElseThrow(),
+                        new DeadLetterConfig(deadLetter.orElse(DeadLetterConfig.defaultTopic(application.get()))),
+                        new HttpConfig(port),
+                        pipeline.orElseThrow()));
     }
-    Map<String, String> properties = properties(section, "properties");
-    Map<String, String> consumer = properties(section, "consumer");
-    Map<String, String> producer = properties(section, "producer");
-    Map<String, String> admin = properties(section, "admin");
-    section.rejectUnknownKeys();
-    return section.build(mark,
-        () -> new KafkaConfig(bootstrap, properties, consumer, producer, admin));
-  }
 
-  private static Map<String, String> properties(Section section, String key) {
-    List<Section.StringEntry> entries = section.stringEntries(key);
-    Map<String, String> properties = new LinkedHashMap<>();
-    for (Section.StringEntry entry : entries) {
-      String instead = MANAGED_PROPERTIES.get(entry.key());
-      if (instead != null) {
-        section.error(entry.keyOrigin(), section.path(key) + "." + entry.key()
-            + " is set by Weir and cannot be configured: " + instead);
-      }
-      properties.put(entry.key(), entry.value());
+    private String defaultInstanceId() {
+        String name = hostName.get();
+        String cleaned = name == null ? "" : name.replaceAll("[^a-zA-Z0-9._-]", "-");
+        return cleaned.isEmpty() ? "weir" : cleaned;
     }
-    return properties;
-  }
 
-  private static Map<String, String> managedProperties() {
-    Map<String, String> managed = new LinkedHashMap<>();
-    managed.put("bootstrap.servers", "set kafka.bootstrap instead");
-    managed.put("group.id", "the consumer group is the application name");
-    managed.put("transactional.id", "it is derived from application and instance-id");
-    managed.put("enable.auto.commit", "Weir commits offsets with its checkpoints");
-    managed.put("isolation.level", "it follows processing.guarantee");
-    managed.put("transaction.timeout.ms", "set processing.transaction-timeout instead");
-    managed.put("auto.offset.reset", "set processing.auto-offset-reset instead");
-    for (String side : List.of("key", "value")) {
-      managed.put(side + ".serializer", "record values are encoded by the sink's format");
-      managed.put(side + ".deserializer", "record values are decoded by the source's format");
+    private static Optional<KafkaConfig> kafka(Section section) {
+        int mark = section.errors().size();
+        String bootstrap =
+                section.string("bootstrap", KafkaConfig.DEFAULT_BOOTSTRAP).strip();
+        if (!bootstrap.matches("[^\\s,]+:\\d+(\\s*,\\s*[^\\s,]+:\\d+)*")) {
+            section.error(
+                    section.originOf("bootstrap"),
+                    section.path("bootstrap") + " must be a " + "comma-separated list of host:port, was "
+                            + (bootstrap.isEmpty() ? "empty" : bootstrap));
+        }
+        Map<String, String> properties = properties(section, "properties");
+        Map<String, String> consumer = properties(section, "consumer");
+        Map<String, String> producer = properties(section, "producer");
+        Map<String, String> admin = properties(section, "admin");
+        section.rejectUnknownKeys();
+        return section.build(mark, () -> new KafkaConfig(bootstrap, properties, consumer, producer, admin));
     }
-    return Map.copyOf(managed);
-  }
+
+    private static Map<String, String> properties(Section section, String key) {
+        List<Section.StringEntry> entries = section.stringEntries(key);
+        Map<String, String> properties = new LinkedHashMap<>();
+        for (Section.StringEntry entry : entries) {
+            String instead = MANAGED_PROPERTIES.get(entry.key());
+            if (instead != null) {
+                section.error(
+                        entry.keyOrigin(),
+                        section.path(key) + "." + entry.key() + " is set by Weir and cannot be configured: " + instead);
+            }
+            properties.put(entry.key(), entry.value());
+        }
+        return properties;
+    }
+
+    private static Map<String, String> managedProperties() {
+        Map<String, String> managed = new LinkedHashMap<>();
+        managed.put("bootstrap.servers", "set kafka.bootstrap instead");
+        managed.put("group.id", "the consumer group is the application name");
+        managed.put("transactional.id", "it is derived from application and instance-id");
+        managed.put("enable.auto.commit", "Weir commits offsets with its checkpoints");
+        managed.put("isolation.level", "it follows processing.guarantee");
+        managed.put("transaction.timeout.ms", "set processing.transaction-timeout instead");
+        managed.put("auto.offset.reset", "set processing.auto-offset-reset instead");
+        for (String side : List.of("key", "value")) {
+            managed.put(side + ".serializer", "record values are encoded by the sink's format");
+            managed.put(side + ".deserializer", "record values are decoded by the source's format");
+        }
+        return Map.copyOf(managed);
+    }
 }

@@ -11,22 +11,22 @@ import java.util.Objects;
  */
 public record ConfigError(String file, int line, int column, String message) {
 
-  public ConfigError {
-    Objects.requireNonNull(file, "file");
-    Objects.requireNonNull(message, "message");
-    if (line < 0 || column < 0) {
-      throw new IllegalArgumentException(
-          "line and column must be 0 (unknown) or positive, was " + line + ":" + column);
+    public ConfigError {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(message, "message");
+        if (line < 0 || column < 0) {
+            throw new IllegalArgumentException(
+                    "line and column must be 0 (unknown) or positive, was " + line + ":" + column);
+        }
     }
-  }
 
-  /** Whether the error points at a line and column of a file. */
-  public boolean hasPosition() {
-    return line > 0;
-  }
+    /** Whether the error points at a line and column of a file. */
+    public boolean hasPosition() {
+        return line > 0;
+    }
 
-  @Override
-  public String toString() {
-    return hasPosition() ? file + ":" + line + ":" + column + ": " + message : file + ": " + message;
-  }
+    @Override
+    public String toString() {
+        return hasPosition() ? file + ":" + line + ":" + column + ": " + message : file + ": " + message;
+    }
 }

@@ -11,20 +11,20 @@ import java.util.stream.Collectors;
  */
 public final class ConfigException extends Exception {
 
-  private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 1L;
 
-  private final List<ConfigError> errors;
+    private final List<ConfigError> errors;
 
-  public ConfigException(List<ConfigError> errors) {
-    super(errors.stream().map(ConfigError::toString).collect(Collectors.joining("\n")));
-    if (errors.isEmpty()) {
-      throw new IllegalArgumentException("a ConfigException needs at least one error");
+    public ConfigException(List<ConfigError> errors) {
+        super(errors.stream().map(ConfigError::toString).collect(Collectors.joining("\n")));
+        if (errors.isEmpty()) {
+            throw new IllegalArgumentException("a ConfigException needs at least one error");
+        }
+        this.errors = List.copyOf(errors);
     }
-    this.errors = List.copyOf(errors);
-  }
 
-  /** The problems found, in file order, then the command-line overrides' in the order given. */
-  public List<ConfigError> errors() {
-    return errors;
-  }
+    /** The problems found, in file order, then the command-line overrides' in the order given. */
+    public List<ConfigError> errors() {
+        return errors;
+    }
 }

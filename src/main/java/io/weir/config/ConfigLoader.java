@@ -21,80 +21,80 @@ import java.util.function.Supplier;
  */
 public final class ConfigLoader {
 
-  private final Supplier<String> hostName;
+    private final Supplier<String> hostName;
 
-  public ConfigLoader() {
-    this(ConfigLoader::localHostName);
-  }
-
-  /** A loader that takes the default instance id from {@code hostName}. */
-  ConfigLoader(Supplier<String> hostName) {
-    this.hostName = hostName;
-  }
-
-  /**
-   * Loads {@code file}.
-   *
-   * @param env the variables for {@code ${NAME}} substitution, usually {@link System#getenv()}
-   * @param setOverrides {@code key=value} overrides in the order given; later ones win
-   * @throws ConfigException listing every problem found
-   */
-  public WeirConfig load(Path file, Map<String, String> env, List<String> setOverrides)
-      throws ConfigException {
-    String name = file.toString();
-    String text;
-    try {
-      text = Files.readString(file, StandardCharsets.UTF_8);
-    } catch (NoSuchFileException e) {
-      throw single(name, "cannot read the configuration: no such file");
-    } catch (CharacterCodingException e) {
-      throw single(name, "cannot read the configuration: it is not UTF-8 text");
-    } catch (IOException e) {
-      throw single(name, "cannot read the configuration: " + e);
+    public ConfigLoader() {
+        this(ConfigLoader::localHostName);
     }
-    return load(name, text, env, setOverrides);
-  }
 
-  /** Loads configuration text; {@code fileName} is how errors name it. */
-  public WeirConfig load(String fileName, String text, Map<String, String> env, List<String> overrides)
-      throws ConfigException {
-    List<String> sources = new ArrayList<>(List.of(fileName));
-    sources.addAll(Overrides.sources(overrides));
-    ErrorList errors = new ErrorList(sources);
-    try {
-      Optional<YamlNode> parsed = YamlParser.parse(fileName, text, errors);
-      errors.throwIfAny();
-      if (parsed.isEmpty()) {
-        throw single(fileName, "the file is empty; expected a mapping with at least "
-            + "application and pipeline");
-      }
-      YamlNode tree = new Overrides(fileName, errors).apply(parsed.get(), overrides);
-      tree = new EnvSubstitution(env, errors).apply(tree, "");
-      if (!(tree instanceof YamlNode.Mapping root)) {
-        errors.add(tree.origin(), "the top level must be a mapping of settings (application, "
-            + "kafka, processing, pipeline, ...), was " + tree.describe());
-        throw errors.toException();
-      }
-      Optional<WeirConfig> config =
-          new ConfigBinder(hostName).bind(new Section("", "", root, errors));
-      errors.throwIfAny();
-      return config.orElseThrow(() -> new IllegalStateException("binding failed without errors"));
-    } catch (RuntimeException e) {
-      errors.add(Origin.of(fileName), "internal error while loading the configuration, please "
-          + "report it: " + e);
-      throw errors.toException();
+    /** A loader that takes the default instance id from {@code hostName}. */
+    ConfigLoader(Supplier<String> hostName) {
+        this.hostName = hostName;
     }
-  }
 
-  private static ConfigException single(String file, String message) {
-    return new ConfigException(List.of(Origin.of(file).error(message)));
-  }
-
-  private static String localHostName() {
-    try {
-      return InetAddress.getLocalHost().getHostName();
-    } catch (IOException | SecurityException e) {
-      return "weir";
+    /**
+     * Loads {@code file}.
+     *
+     * @param env the variables for {@code ${NAME}} substitution, usually {@link System#getenv()}
+     * @param setOverrides {@code key=value} overrides in the order given; later ones win
+     * @throws ConfigException listing every problem found
+     */
+    public WeirConfig load(Path file, Map<String, String> env, List<String> setOverrides) throws ConfigException {
+        String name = file.toString();
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            throw single(name, "cannot read the configuration: no such file");
+        } catch (CharacterCodingException e) {
+            throw single(name, "cannot read the configuration: it is not UTF-8 text");
+        } catch (IOException e) {
+            throw single(name, "cannot read the configuration: " + e);
+        }
+        return load(name, text, env, setOverrides);
     }
-  }
+
+    /** Loads configuration text; {@code fileName} is how errors name it. */
+    public WeirConfig load(String fileName, String text, Map<String, String> env, List<String> overrides)
+            throws ConfigException {
+        List<String> sources = new ArrayList<>(List.of(fileName));
+        sources.addAll(Overrides.sources(overrides));
+        ErrorList errors = new ErrorList(sources);
+        try {
+            Optional<YamlNode> parsed = YamlParser.parse(fileName, text, errors);
+            errors.throwIfAny();
+            if (parsed.isEmpty()) {
+                throw single(
+                        fileName, "the file is empty; expected a mapping with at least " + "application and pipeline");
+            }
+            YamlNode tree = new Overrides(fileName, errors).apply(parsed.get(), overrides);
+            tree = new EnvSubstitution(env, errors).apply(tree, "");
+            if (!(tree instanceof YamlNode.Mapping root)) {
+                errors.add(
+                        tree.origin(),
+                        "the top level must be a mapping of settings (application, "
+                                + "kafka, processing, pipeline, ...), was " + tree.describe());
+                throw errors.toException();
+            }
+            Optional<WeirConfig> config = new ConfigBinder(hostName).bind(new Section("", "", root, errors));
+            errors.throwIfAny();
+            return config.orElseThrow(() -> new IllegalStateException("binding failed without errors"));
+        } catch (RuntimeException e) {
+            errors.add(
+                    Origin.of(fileName), "internal error while loading the configuration, please " + "report it: " + e);
+            throw errors.toException();
+        }
+    }
+
+    private static ConfigException single(String file, String message) {
+        return new ConfigException(List.of(Origin.of(file).error(message)));
+    }
+
+    private static String localHostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (IOException | SecurityException e) {
+            return "weir";
+        }
+    }
 }

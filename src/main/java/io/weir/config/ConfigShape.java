@@ -14,60 +14,77 @@ import java.util.regex.Pattern;
  */
 final class ConfigShape {
 
-  /** Names that become group ids, transactional ids and topic prefixes. */
-  static final Pattern NAME = Pattern.compile("[a-zA-Z0-9._-]+");
+    /** Names that become group ids, transactional ids and topic prefixes. */
+    static final Pattern NAME = Pattern.compile("[a-zA-Z0-9._-]+");
 
-  /** Kafka's rule for topic names. */
-  static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
+    /** Kafka's rule for topic names. */
+    static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
 
-  /** Longest application name, leaving room for suffixes within Kafka's 249-character topics. */
-  static final int MAX_NAME_LENGTH = 200;
+    /** Longest application name, leaving room for suffixes within Kafka's 249-character topics. */
+    static final int MAX_NAME_LENGTH = 200;
 
-  /** The pipeline's step types, in the order error messages list them. */
-  static final List<String> STEP_TYPES = List.of("source", "aggregate", "sink");
+    /** The pipeline's step types, in the order error messages list them. */
+    static final List<String> STEP_TYPES = List.of("source", "aggregate", "sink");
 
-  /** Maps whose keys are Kafka property names, so that a dotted --set path ends at them. */
-  static final Set<String> PROPERTY_MAPS =
-      Set.of("kafka.properties", "kafka.consumer", "kafka.producer", "kafka.admin");
+    /** Maps whose keys are Kafka property names, so that a dotted --set path ends at them. */
+    static final Set<String> PROPERTY_MAPS =
+            Set.of("kafka.properties", "kafka.consumer", "kafka.producer", "kafka.admin");
 
-  static final Map<String, List<String>> SECTIONS = sections();
+    static final Map<String, List<String>> SECTIONS = sections();
 
-  private ConfigShape() {}
+    private ConfigShape() {}
 
-  private static Map<String, List<String>> sections() {
-    Map<String, List<String>> sections = new LinkedHashMap<>();
-    sections.put("", List.of("application", "instance-id", "kafka", "processing", "dead-letter",
-        "http", "pipeline"));
-    sections.put("kafka", List.of("bootstrap", "properties", "consumer", "producer", "admin"));
-    sections.put("processing", List.of("guarantee", "threads", "channel-capacity",
-        "auto-offset-reset", "transaction-timeout", "checkpoint", "restart", "state"));
-    sections.put("processing.checkpoint",
-        List.of("interval", "timeout", "max-concurrent", "min-pause"));
-    sections.put("processing.restart", List.of("strategy", "initial-backoff", "max-backoff",
-        "multiplier", "jitter", "attempts", "delay", "max-failures", "failure-window"));
-    sections.put("processing.state",
-        List.of("backend", "dir", "snapshots", "snapshot-dir", "retain", "rocksdb"));
-    sections.put("processing.state.rocksdb", List.of("block-cache", "write-buffer"));
-    sections.put("dead-letter", List.of("topic"));
-    sections.put("http", List.of("port"));
-    sections.put("pipeline.source", List.of("topic", "format"));
-    sections.put("pipeline.aggregate",
-        List.of("by", "key-as", "count", "sum", "min", "max", "avg", "last", "emit"));
-    sections.put("pipeline.sink", List.of("topic", "format"));
-    return java.util.Collections.unmodifiableMap(sections);
-  }
-
-  /** The keys of the section at {@code shapePath}; a missing one is a bug in the loader. */
-  static List<String> keys(String shapePath) {
-    List<String> keys = SECTIONS.get(shapePath);
-    if (keys == null) {
-      throw new IllegalStateException("no section " + shapePath + " in ConfigShape");
+    private static Map<String, List<String>> sections() {
+        Map<String, List<String>> sections = new LinkedHashMap<>();
+        sections.put(
+                "", List.of("application", "instance-id", "kafka", "processing", "dead-letter", "http", "pipeline"));
+        sections.put("kafka", List.of("bootstrap", "properties", "consumer", "producer", "admin"));
+        sections.put(
+                "processing",
+                List.of(
+                        "guarantee",
+                        "threads",
+                        "channel-capacity",
+                        "auto-offset-reset",
+                        "transaction-timeout",
+                        "checkpoint",
+                        "restart",
+                        "state"));
+        sections.put("processing.checkpoint", List.of("interval", "timeout", "max-concurrent", "min-pause"));
+        sections.put(
+                "processing.restart",
+                List.of(
+                        "strategy",
+                        "initial-backoff",
+                        "max-backoff",
+                        "multiplier",
+                        "jitter",
+                        "attempts",
+                        "delay",
+                        "max-failures",
+                        "failure-window"));
+        sections.put("processing.state", List.of("backend", "dir", "snapshots", "snapshot-dir", "retain", "rocksdb"));
+        sections.put("processing.state.rocksdb", List.of("block-cache", "write-buffer"));
+        sections.put("dead-letter", List.of("topic"));
+        sections.put("http", List.of("port"));
+        sections.put("pipeline.source", List.of("topic", "format"));
+        sections.put(
+                "pipeline.aggregate", List.of("by", "key-as", "count", "sum", "min", "max", "avg", "last", "emit"));
+        sections.put("pipeline.sink", List.of("topic", "format"));
+        return java.util.Collections.unmodifiableMap(sections);
     }
-    return keys;
-  }
 
-  /** The name a configuration file uses for an enum constant: EXACTLY_ONCE is exactly-once. */
-  static String nameOf(Enum<?> constant) {
-    return constant.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
-  }
+    /** The keys of the section at {@code shapePath}; a missing one is a bug in the loader. */
+    static List<String> keys(String shapePath) {
+        List<String> keys = SECTIONS.get(shapePath);
+        if (keys == null) {
+            throw new IllegalStateException("no section " + shapePath + " in ConfigShape");
+        }
+        return keys;
+    }
+
+    /** The name a configuration file uses for an enum constant: EXACTLY_ONCE is exactly-once. */
+    static String nameOf(Enum<?> constant) {
+        return constant.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
 }

@@ -8,15 +8,15 @@ import java.util.Objects;
  */
 public record DeadLetterConfig(String topic) {
 
-  public DeadLetterConfig {
-    Objects.requireNonNull(topic, "topic");
-    if (!ConfigShape.TOPIC.matcher(topic).matches()) {
-      throw new IllegalArgumentException("dead-letter topic is not a valid topic name: " + topic);
+    public DeadLetterConfig {
+        Objects.requireNonNull(topic, "topic");
+        if (!ConfigShape.TOPIC.matcher(topic).matches()) {
+            throw new IllegalArgumentException("dead-letter topic is not a valid topic name: " + topic);
+        }
     }
-  }
 
-  /** The dead-letter topic an application gets when none is configured. */
-  public static String defaultTopic(String application) {
-    return application + "-dlq";
-  }
+    /** The dead-letter topic an application gets when none is configured. */
+    public static String defaultTopic(String application) {
+        return application + "-dlq";
+    }
 }

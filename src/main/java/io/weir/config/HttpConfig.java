@@ -6,16 +6,16 @@ package io.weir.config;
  */
 public record HttpConfig(int port) {
 
-  public static final int DISABLED = -1;
-  public static final int DEFAULT_PORT = 8080;
+    public static final int DISABLED = -1;
+    public static final int DEFAULT_PORT = 8080;
 
-  public HttpConfig {
-    if (port < DISABLED || port > 65535) {
-      throw new IllegalArgumentException("http port must be between -1 and 65535, was " + port);
+    public HttpConfig {
+        if (port < DISABLED || port > 65535) {
+            throw new IllegalArgumentException("http port must be between -1 and 65535, was " + port);
+        }
     }
-  }
 
-  public boolean enabled() {
-    return port != DISABLED;
-  }
+    public boolean enabled() {
+        return port != DISABLED;
+    }
 }

@@ -12,49 +12,49 @@ import java.util.Objects;
  * into what a client is created with. Properties that Weir sets itself are refused at loading.
  */
 public record KafkaConfig(
-    String bootstrap,
-    Map<String, String> properties,
-    Map<String, String> consumer,
-    Map<String, String> producer,
-    Map<String, String> admin) {
+        String bootstrap,
+        Map<String, String> properties,
+        Map<String, String> consumer,
+        Map<String, String> producer,
+        Map<String, String> admin) {
 
-  public static final String DEFAULT_BOOTSTRAP = "localhost:9092";
+    public static final String DEFAULT_BOOTSTRAP = "localhost:9092";
 
-  public KafkaConfig {
-    Objects.requireNonNull(bootstrap, "bootstrap");
-    if (bootstrap.isBlank()) {
-      throw new IllegalArgumentException("kafka.bootstrap must not be empty");
+    public KafkaConfig {
+        Objects.requireNonNull(bootstrap, "bootstrap");
+        if (bootstrap.isBlank()) {
+            throw new IllegalArgumentException("kafka.bootstrap must not be empty");
+        }
+        properties = copy(properties);
+        consumer = copy(consumer);
+        producer = copy(producer);
+        admin = copy(admin);
     }
-    properties = copy(properties);
-    consumer = copy(consumer);
-    producer = copy(producer);
-    admin = copy(admin);
-  }
 
-  /** Bootstrap servers, the shared properties and the consumer's own. */
-  public Map<String, String> consumerProperties() {
-    return merged(consumer);
-  }
+    /** Bootstrap servers, the shared properties and the consumer's own. */
+    public Map<String, String> consumerProperties() {
+        return merged(consumer);
+    }
 
-  /** Bootstrap servers, the shared properties and the producers' own. */
-  public Map<String, String> producerProperties() {
-    return merged(producer);
-  }
+    /** Bootstrap servers, the shared properties and the producers' own. */
+    public Map<String, String> producerProperties() {
+        return merged(producer);
+    }
 
-  /** Bootstrap servers, the shared properties and the admin client's own. */
-  public Map<String, String> adminProperties() {
-    return merged(admin);
-  }
+    /** Bootstrap servers, the shared properties and the admin client's own. */
+    public Map<String, String> adminProperties() {
+        return merged(admin);
+    }
 
-  private Map<String, String> merged(Map<String, String> specific) {
-    Map<String, String> merged = new LinkedHashMap<>();
-    merged.put("bootstrap.servers", bootstrap);
-    merged.putAll(properties);
-    merged.putAll(specific);
-    return Collections.unmodifiableMap(merged);
-  }
+    private Map<String, String> merged(Map<String, String> specific) {
+        Map<String, String> merged = new LinkedHashMap<>();
+        merged.put("bootstrap.servers", bootstrap);
+        merged.putAll(properties);
+        merged.putAll(specific);
+        return Collections.unmodifiableMap(merged);
+    }
 
-  private static Map<String, String> copy(Map<String, String> map) {
-    return Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(map)));
-  }
+    private static Map<String, String> copy(Map<String, String> map) {
+        return Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(map)));
+    }
 }

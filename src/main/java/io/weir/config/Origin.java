@@ -7,12 +7,12 @@ package io.weir.config;
  */
 record Origin(String file, int line, int column) {
 
-  /** An origin without a position, such as {@code --set processing.threads}. */
-  static Origin of(String source) {
-    return new Origin(source, 0, 0);
-  }
+    /** An origin without a position, such as {@code --set processing.threads}. */
+    static Origin of(String source) {
+        return new Origin(source, 0, 0);
+    }
 
-  ConfigError error(String message) {
-    return new ConfigError(file, line, column, message);
-  }
+    ConfigError error(String message) {
+        return new ConfigError(file, line, column, message);
+    }
 }

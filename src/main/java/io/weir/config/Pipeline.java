@@ -11,18 +11,18 @@ import java.util.Objects;
  */
 public record Pipeline(SourceStep source, List<OperatorStep> operators, SinkStep sink) {
 
-  public Pipeline {
-    Objects.requireNonNull(source, "source");
-    Objects.requireNonNull(sink, "sink");
-    operators = List.copyOf(operators);
-  }
+    public Pipeline {
+        Objects.requireNonNull(source, "source");
+        Objects.requireNonNull(sink, "sink");
+        operators = List.copyOf(operators);
+    }
 
-  /** Every step in order, the source first and the sink last. */
-  public List<Step> steps() {
-    List<Step> steps = new ArrayList<>();
-    steps.add(source);
-    steps.addAll(operators);
-    steps.add(sink);
-    return List.copyOf(steps);
-  }
+    /** Every step in order, the source first and the sink last. */
+    public List<Step> steps() {
+        List<Step> steps = new ArrayList<>();
+        steps.add(source);
+        steps.addAll(operators);
+        steps.add(sink);
+        return List.copyOf(steps);
+    }
 }

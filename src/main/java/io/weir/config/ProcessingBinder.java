@@ -12,115 +12,132 @@ import java.util.Optional;
  */
 final class ProcessingBinder {
 
-  private ProcessingBinder() {}
+    private ProcessingBinder() {}
 
-  static Optional<ProcessingConfig> bind(Section section) {
-    int mark = section.errors().size();
-    ProcessingConfig d = ProcessingConfig.defaults();
-    ProcessingConfig.Guarantee guarantee = section.choice("guarantee", d.guarantee());
-    int threads = section.integer("threads", d.threads(), 1, Integer.MAX_VALUE);
-    int capacity = section.integer("channel-capacity", d.channelCapacity(), 1, Integer.MAX_VALUE);
-    ProcessingConfig.OffsetReset reset = section.choice("auto-offset-reset", d.autoOffsetReset());
-    int beforeTimeout = section.errors().size();
-    Duration transactionTimeout =
-        section.duration("transaction-timeout", d.transactionTimeout(), false);
-    boolean timeoutValid = !section.errors().grewSince(beforeTimeout);
-    Optional<CheckpointConfig> checkpoint = checkpoint(section.section("checkpoint"));
-    Optional<RestartConfig> restart = restart(section.section("restart"));
-    Optional<StateConfig> state = state(section.section("state"));
-    section.rejectUnknownKeys();
-    if (guarantee == ProcessingConfig.Guarantee.EXACTLY_ONCE && timeoutValid
-        && checkpoint.isPresent()) {
-      Duration needed = checkpoint.get().interval().plus(checkpoint.get().timeout());
-      if (transactionTimeout.compareTo(needed) <= 0) {
-        Origin at = section.node("transaction-timeout").map(YamlNode::origin)
-            .orElse(section.origin());
-        section.error(at, section.path("transaction-timeout") + " must be longer than "
-            + "checkpoint.interval + checkpoint.timeout (" + DurationFormat.format(needed)
-            + ") so that transactions are not aborted before their checkpoint ends, was "
-            + DurationFormat.format(transactionTimeout));
-      }
+    static Optional<ProcessingConfig> bind(Section section) {
+        int mark = section.errors().size();
+        ProcessingConfig d = ProcessingConfig.defaults();
+        ProcessingConfig.Guarantee guarantee = section.choice("guarantee", d.guarantee());
+        int threads = section.integer("threads", d.threads(), 1, Integer.MAX_VALUE);
+        int capacity = section.integer("channel-capacity", d.channelCapacity(), 1, Integer.MAX_VALUE);
+        ProcessingConfig.OffsetReset reset = section.choice("auto-offset-reset", d.autoOffsetReset());
+        int beforeTimeout = section.errors().size();
+        Duration transactionTimeout = section.duration("transaction-timeout", d.transactionTimeout(), false);
+        boolean timeoutValid = !section.errors().grewSince(beforeTimeout);
+        Optional<CheckpointConfig> checkpoint = checkpoint(section.section("checkpoint"));
+        Optional<RestartConfig> restart = restart(section.section("restart"));
+        Optional<StateConfig> state = state(section.section("state"));
+        section.rejectUnknownKeys();
+        if (guarantee == ProcessingConfig.Guarantee.EXACTLY_ONCE && timeoutValid && checkpoint.isPresent()) {
+            Duration needed = checkpoint.get().interval().plus(checkpoint.get().timeout());
+            if (transactionTimeout.compareTo(needed) <= 0) {
+                Origin at = section.node("transaction-timeout")
+                        .map(YamlNode::origin)
+                        .orElse(section.origin());
+                section.error(
+                        at,
+                        section.path("transaction-timeout") + " must be longer than "
+                                + "checkpoint.interval + checkpoint.timeout (" + DurationFormat.format(needed)
+                                + ") so that transactions are not aborted before their checkpoint ends, was "
+                                + DurationFormat.format(transactionTimeout));
+            }
+        }
+        return section.build(
+                mark,
+                () -> new ProcessingConfig(
+                        guarantee,
+                        threads,
+                        capacity,
+                        reset,
+                        transactionTimeout,
+                        checkpoint.orElseThrow(),
+                        restart.orElseThrow(),
+                        state.orElseThrow()));
     }
-    return section.build(mark, () -> new ProcessingConfig(guarantee, threads, capacity, reset,
-        transactionTimeout, checkpoint.orElseThrow(), restart.orElseThrow(), state.orElseThrow()));
-  }
 
-  private static Optional<CheckpointConfig> checkpoint(Section section) {
-    int mark = section.errors().size();
-    CheckpointConfig d = CheckpointConfig.defaults();
-    Duration interval = section.duration("interval", d.interval(), false);
-    Duration timeout = section.duration("timeout", d.timeout(), false);
-    int maxConcurrent = section.integer("max-concurrent", d.maxConcurrent(), 1, Integer.MAX_VALUE);
-    Duration minPause = section.duration("min-pause", d.minPause(), true);
-    section.rejectUnknownKeys();
-    return section.build(mark,
-        () -> new CheckpointConfig(interval, timeout, maxConcurrent, minPause));
-  }
-
-  private static Optional<RestartConfig> restart(Section section) {
-    int mark = section.errors().size();
-    RestartConfig d = RestartConfig.defaults();
-    RestartConfig.Strategy strategy = section.choice("strategy", d.strategy());
-    Duration initial = section.duration("initial-backoff", d.initialBackoff(), false);
-    Duration max = section.duration("max-backoff", d.maxBackoff(), false);
-    double multiplier = section.decimal("multiplier", d.multiplier(), 1.0, Double.MAX_VALUE);
-    double jitter = section.decimal("jitter", d.jitter(), 0.0, 1.0);
-    int attempts = section.integer("attempts", RestartConfig.defaultAttempts(strategy), 0,
-        Integer.MAX_VALUE);
-    Duration delay = section.duration("delay", d.delay(), true);
-    int maxFailures = section.integer("max-failures", d.maxFailures(), 1, Integer.MAX_VALUE);
-    Duration window = section.duration("failure-window", d.failureWindow(), false);
-    section.rejectUnknownKeys();
-    if (!section.errors().grewSince(mark) && max.compareTo(initial) < 0) {
-      Origin at = section.node("max-backoff").map(YamlNode::origin).orElse(section.origin());
-      section.error(at, section.path("max-backoff") + " must be at least initial-backoff ("
-          + DurationFormat.format(initial) + "), was " + DurationFormat.format(max));
+    private static Optional<CheckpointConfig> checkpoint(Section section) {
+        int mark = section.errors().size();
+        CheckpointConfig d = CheckpointConfig.defaults();
+        Duration interval = section.duration("interval", d.interval(), false);
+        Duration timeout = section.duration("timeout", d.timeout(), false);
+        int maxConcurrent = section.integer("max-concurrent", d.maxConcurrent(), 1, Integer.MAX_VALUE);
+        Duration minPause = section.duration("min-pause", d.minPause(), true);
+        section.rejectUnknownKeys();
+        return section.build(mark, () -> new CheckpointConfig(interval, timeout, maxConcurrent, minPause));
     }
-    return section.build(mark, () -> new RestartConfig(strategy, initial, max, multiplier, jitter,
-        attempts, delay, maxFailures, window));
-  }
 
-  private static Optional<StateConfig> state(Section section) {
-    int mark = section.errors().size();
-    StateConfig d = StateConfig.defaults();
-    StateConfig.Backend backend = section.choice("backend", d.backend());
-    Path dir = path(section, "dir").orElse(d.dir());
-    StateConfig.SnapshotStore snapshots = section.choice("snapshots", d.snapshots());
-    Optional<Path> snapshotDir = path(section, "snapshot-dir");
-    int retain = section.integer("retain", d.retain(), 1, Integer.MAX_VALUE);
-    Optional<RocksDbConfig> rocksdb = rocksdb(section.section("rocksdb"));
-    section.rejectUnknownKeys();
-    if (snapshots == StateConfig.SnapshotStore.FILESYSTEM && snapshotDir.isEmpty()) {
-      Origin at = section.node("snapshots").map(YamlNode::origin).orElse(section.origin());
-      section.error(at, section.path("snapshot-dir")
-          + " is required when snapshots is filesystem: the directory snapshots are written to");
-    } else if (snapshots == StateConfig.SnapshotStore.KAFKA && snapshotDir.isPresent()) {
-      Origin at = section.node("snapshot-dir").map(YamlNode::origin).orElse(section.origin());
-      section.error(at, section.path("snapshot-dir") + " is only used when snapshots is "
-          + "filesystem, but snapshots is kafka; remove it or set snapshots: filesystem");
+    private static Optional<RestartConfig> restart(Section section) {
+        int mark = section.errors().size();
+        RestartConfig d = RestartConfig.defaults();
+        RestartConfig.Strategy strategy = section.choice("strategy", d.strategy());
+        Duration initial = section.duration("initial-backoff", d.initialBackoff(), false);
+        Duration max = section.duration("max-backoff", d.maxBackoff(), false);
+        double multiplier = section.decimal("multiplier", d.multiplier(), 1.0, Double.MAX_VALUE);
+        double jitter = section.decimal("jitter", d.jitter(), 0.0, 1.0);
+        int attempts = section.integer("attempts", RestartConfig.defaultAttempts(strategy), 0, Integer.MAX_VALUE);
+        Duration delay = section.duration("delay", d.delay(), true);
+        int maxFailures = section.integer("max-failures", d.maxFailures(), 1, Integer.MAX_VALUE);
+        Duration window = section.duration("failure-window", d.failureWindow(), false);
+        section.rejectUnknownKeys();
+        if (!section.errors().grewSince(mark) && max.compareTo(initial) < 0) {
+            Origin at = section.node("max-backoff").map(YamlNode::origin).orElse(section.origin());
+            section.error(
+                    at,
+                    section.path("max-backoff") + " must be at least initial-backoff (" + DurationFormat.format(initial)
+                            + "), was " + DurationFormat.format(max));
+        }
+        return section.build(
+                mark,
+                () -> new RestartConfig(
+                        strategy, initial, max, multiplier, jitter, attempts, delay, maxFailures, window));
     }
-    return section.build(mark, () -> new StateConfig(backend, dir, snapshots, snapshotDir, retain,
-        rocksdb.orElseThrow()));
-  }
 
-  private static Optional<RocksDbConfig> rocksdb(Section section) {
-    int mark = section.errors().size();
-    RocksDbConfig d = RocksDbConfig.defaults();
-    long blockCache = section.size("block-cache", d.blockCacheBytes());
-    long writeBuffer = section.size("write-buffer", d.writeBufferBytes());
-    section.rejectUnknownKeys();
-    return section.build(mark, () -> new RocksDbConfig(blockCache, writeBuffer));
-  }
-
-  private static Optional<Path> path(Section section, String key) {
-    Optional<String> text = section.optionalString(key);
-    try {
-      return text.map(Path::of);
-    } catch (InvalidPathException e) {
-      Origin at = section.node(key).map(YamlNode::origin).orElse(section.origin());
-      section.error(at, section.path(key) + " must be a directory path, was " + text.get()
-          + " (" + e.getReason() + ")");
-      return Optional.empty();
+    private static Optional<StateConfig> state(Section section) {
+        int mark = section.errors().size();
+        StateConfig d = StateConfig.defaults();
+        StateConfig.Backend backend = section.choice("backend", d.backend());
+        Path dir = path(section, "dir").orElse(d.dir());
+        StateConfig.SnapshotStore snapshots = section.choice("snapshots", d.snapshots());
+        Optional<Path> snapshotDir = path(section, "snapshot-dir");
+        int retain = section.integer("retain", d.retain(), 1, Integer.MAX_VALUE);
+        Optional<RocksDbConfig> rocksdb = rocksdb(section.section("rocksdb"));
+        section.rejectUnknownKeys();
+        if (snapshots == StateConfig.SnapshotStore.FILESYSTEM && snapshotDir.isEmpty()) {
+            Origin at = section.node("snapshots").map(YamlNode::origin).orElse(section.origin());
+            section.error(
+                    at,
+                    section.path("snapshot-dir")
+                            + " is required when snapshots is filesystem: the directory snapshots are written to");
+        } else if (snapshots == StateConfig.SnapshotStore.KAFKA && snapshotDir.isPresent()) {
+            Origin at = section.node("snapshot-dir").map(YamlNode::origin).orElse(section.origin());
+            section.error(
+                    at,
+                    section.path("snapshot-dir") + " is only used when snapshots is "
+                            + "filesystem, but snapshots is kafka; remove it or set snapshots: filesystem");
+        }
+        return section.build(
+                mark, () -> new StateConfig(backend, dir, snapshots, snapshotDir, retain, rocksdb.orElseThrow()));
     }
-  }
+
+    private static Optional<RocksDbConfig> rocksdb(Section section) {
+        int mark = section.errors().size();
+        RocksDbConfig d = RocksDbConfig.defaults();
+        long blockCache = section.size("block-cache", d.blockCacheBytes());
+        long writeBuffer = section.size("write-buffer", d.writeBufferBytes());
+        section.rejectUnknownKeys();
+        return section.build(mark, () -> new RocksDbConfig(blockCache, writeBuffer));
+    }
+
+    private static Optional<Path> path(Section section, String key) {
+        Optional<String> text = section.optionalString(key);
+        try {
+            return text.map(Path::of);
+        } catch (InvalidPathException e) {
+            Origin at = section.node(key).map(YamlNode::origin).orElse(section.origin());
+            section.error(
+                    at,
+                    section.path(key) + " must be a directory path, was " + text.get() + " (" + e.getReason() + ")");
+            return Optional.empty();
+        }
+    }
 }

@@ -6,18 +6,16 @@ package io.weir.config;
  */
 public record RocksDbConfig(long blockCacheBytes, long writeBufferBytes) {
 
-  public RocksDbConfig {
-    if (blockCacheBytes <= 0) {
-      throw new IllegalArgumentException("rocksdb block-cache must be positive, was "
-          + blockCacheBytes);
+    public RocksDbConfig {
+        if (blockCacheBytes <= 0) {
+            throw new IllegalArgumentException("rocksdb block-cache must be positive, was " + blockCacheBytes);
+        }
+        if (writeBufferBytes <= 0) {
+            throw new IllegalArgumentException("rocksdb write-buffer must be positive, was " + writeBufferBytes);
+        }
     }
-    if (writeBufferBytes <= 0) {
-      throw new IllegalArgumentException("rocksdb write-buffer must be positive, was "
-          + writeBufferBytes);
-    }
-  }
 
-  public static RocksDbConfig defaults() {
-    return new RocksDbConfig(64L << 20, 32L << 20);
-  }
+    public static RocksDbConfig defaults() {
+        return new RocksDbConfig(64L << 20, 32L << 20);
+    }
 }

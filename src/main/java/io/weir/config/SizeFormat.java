@@ -13,56 +13,57 @@ import java.util.regex.Pattern;
  */
 final class SizeFormat {
 
-  static final String EXPECTED = "a size such as 64MiB, 512KiB, 1GiB or a number of bytes";
+    static final String EXPECTED = "a size such as 64MiB, 512KiB, 1GiB or a number of bytes";
 
-  private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|TiB)?");
-  private static final Pattern DECIMAL = Pattern.compile("\\d+\\s*[kKmMgGtT][bB]?");
-  private static final String[] UNITS = {"TiB", "GiB", "MiB", "KiB"};
-  private static final int[] SHIFTS = {40, 30, 20, 10};
+    private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB|TiB)?");
+    private static final Pattern DECIMAL = Pattern.compile("\\d+\\s*[kKmMgGtT][bB]?");
+    private static final String[] UNITS = {"TiB", "GiB", "MiB", "KiB"};
+    private static final int[] SHIFTS = {40, 30, 20, 10};
 
-  private SizeFormat() {}
+    private SizeFormat() {}
 
-  static Optional<Long> parse(String text) {
-    Matcher matcher = SIZE.matcher(text.strip());
-    if (!matcher.matches()) {
-      return Optional.empty();
+    static Optional<Long> parse(String text) {
+        Matcher matcher = SIZE.matcher(text.strip());
+        if (!matcher.matches()) {
+            return Optional.empty();
+        }
+        try {
+            long amount = Long.parseLong(matcher.group(1));
+            String unit = matcher.group(2) == null ? "B" : matcher.group(2);
+            int shift =
+                    switch (unit) {
+                        case "KiB" -> 10;
+                        case "MiB" -> 20;
+                        case "GiB" -> 30;
+                        case "TiB" -> 40;
+                        default -> 0;
+                    };
+            if (shift > 0 && amount > (Long.MAX_VALUE >> shift)) {
+                return Optional.empty();
+            }
+            return Optional.of(amount << shift);
+        } catch (NumberFormatException e) {
+            return Optional.empty();
+        }
     }
-    try {
-      long amount = Long.parseLong(matcher.group(1));
-      String unit = matcher.group(2) == null ? "B" : matcher.group(2);
-      int shift = switch (unit) {
-        case "KiB" -> 10;
-        case "MiB" -> 20;
-        case "GiB" -> 30;
-        case "TiB" -> 40;
-        default -> 0;
-      };
-      if (shift > 0 && amount > (Long.MAX_VALUE >> shift)) {
-        return Optional.empty();
-      }
-      return Optional.of(amount << shift);
-    } catch (NumberFormatException e) {
-      return Optional.empty();
-    }
-  }
 
-  /** Extra advice for a size that looks like it uses decimal units, or an empty string. */
-  static String decimalUnitAdvice(String text) {
-    return DECIMAL.matcher(text.strip()).matches()
-        ? " (write binary units with iB: KiB, MiB, GiB; 1 KiB = 1024 bytes)"
-        : "";
-  }
+    /** Extra advice for a size that looks like it uses decimal units, or an empty string. */
+    static String decimalUnitAdvice(String text) {
+        return DECIMAL.matcher(text.strip()).matches()
+                ? " (write binary units with iB: KiB, MiB, GiB; 1 KiB = 1024 bytes)"
+                : "";
+    }
 
-  static String format(long bytes) {
-    if (bytes < 0) {
-      throw new IllegalArgumentException("a size cannot be negative, was " + bytes);
+    static String format(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("a size cannot be negative, was " + bytes);
+        }
+        for (int i = 0; i < UNITS.length; i++) {
+            long unit = 1L << SHIFTS[i];
+            if (bytes != 0 && bytes % unit == 0) {
+                return bytes / unit + UNITS[i];
+            }
+        }
+        return Long.toString(bytes);
     }
-    for (int i = 0; i < UNITS.length; i++) {
-      long unit = 1L << SHIFTS[i];
-      if (bytes != 0 && bytes % unit == 0) {
-        return bytes / unit + UNITS[i];
-      }
-    }
-    return Long.toString(bytes);
-  }
 }

@@ -9,6 +9,6 @@ package io.weir.config;
  */
 public sealed interface Step permits SourceStep, OperatorStep, SinkStep {
 
-  /** The key naming this step in the file, such as {@code aggregate}. */
-  String type();
+    /** The key naming this step in the file, such as {@code aggregate}. */
+    String type();
 }

@@ -12,89 +12,89 @@ import java.util.Optional;
  */
 sealed interface YamlNode {
 
-  Origin origin();
+    Origin origin();
 
-  /** How the node is named in "was ..." parts of messages. */
-  String describe();
+    /** How the node is named in "was ..." parts of messages. */
+    String describe();
 
-  /**
-   * A scalar; {@code isNull} is set for YAML's null ({@code ~}, {@code null} or nothing at all),
-   * which binding treats like an absent key.
-   */
-  record Scalar(String text, boolean isNull, Origin origin) implements YamlNode {
+    /**
+     * A scalar; {@code isNull} is set for YAML's null ({@code ~}, {@code null} or nothing at all),
+     * which binding treats like an absent key.
+     */
+    record Scalar(String text, boolean isNull, Origin origin) implements YamlNode {
 
-    static Scalar of(String text, Origin origin) {
-      return new Scalar(text, false, origin);
-    }
-
-    @Override
-    public String describe() {
-      return isNull ? "null" : text.isEmpty() ? "empty" : text;
-    }
-  }
-
-  /** One key and its value in a mapping. */
-  record Entry(Scalar key, YamlNode value) {
-    String name() {
-      return key.text();
-    }
-  }
-
-  /** A mapping, keeping the order of its keys. */
-  record Mapping(List<Entry> entries, Origin origin) implements YamlNode {
-
-    public Mapping {
-      entries = List.copyOf(entries);
-    }
-
-    static Mapping empty(Origin origin) {
-      return new Mapping(List.of(), origin);
-    }
-
-    Optional<Entry> entry(String key) {
-      return entries.stream().filter(e -> e.name().equals(key)).findFirst();
-    }
-
-    /** This mapping with {@code key} set to {@code value}, replacing or appending the entry. */
-    Mapping with(String key, YamlNode value) {
-      List<Entry> copy = new ArrayList<>(entries);
-      for (int i = 0; i < copy.size(); i++) {
-        if (copy.get(i).name().equals(key)) {
-          copy.set(i, new Entry(copy.get(i).key(), value));
-          return new Mapping(copy, origin);
+        static Scalar of(String text, Origin origin) {
+            return new Scalar(text, false, origin);
         }
-      }
-      copy.add(new Entry(Scalar.of(key, value.origin()), value));
-      return new Mapping(copy, origin);
+
+        @Override
+        public String describe() {
+            return isNull ? "null" : text.isEmpty() ? "empty" : text;
+        }
     }
 
-    @Override
-    public String describe() {
-      return "a mapping";
-    }
-  }
-
-  /** A list. */
-  record Sequence(List<YamlNode> items, Origin origin) implements YamlNode {
-
-    public Sequence {
-      items = List.copyOf(items);
+    /** One key and its value in a mapping. */
+    record Entry(Scalar key, YamlNode value) {
+        String name() {
+            return key.text();
+        }
     }
 
-    /** This list with the item at {@code index} replaced, or appended when it equals the size. */
-    Sequence with(int index, YamlNode value) {
-      List<YamlNode> copy = new ArrayList<>(items);
-      if (index == copy.size()) {
-        copy.add(value);
-      } else {
-        copy.set(index, value);
-      }
-      return new Sequence(copy, origin);
+    /** A mapping, keeping the order of its keys. */
+    record Mapping(List<Entry> entries, Origin origin) implements YamlNode {
+
+        public Mapping {
+            entries = List.copyOf(entries);
+        }
+
+        static Mapping empty(Origin origin) {
+            return new Mapping(List.of(), origin);
+        }
+
+        Optional<Entry> entry(String key) {
+            return entries.stream().filter(e -> e.name().equals(key)).findFirst();
+        }
+
+        /** This mapping with {@code key} set to {@code value}, replacing or appending the entry. */
+        Mapping with(String key, YamlNode value) {
+            List<Entry> copy = new ArrayList<>(entries);
+            for (int i = 0; i < copy.size(); i++) {
+                if (copy.get(i).name().equals(key)) {
+                    copy.set(i, new Entry(copy.get(i).key(), value));
+                    return new Mapping(copy, origin);
+                }
+            }
+            copy.add(new Entry(Scalar.of(key, value.origin()), value));
+            return new Mapping(copy, origin);
+        }
+
+        @Override
+        public String describe() {
+            return "a mapping";
+        }
     }
 
-    @Override
-    public String describe() {
-      return "a list";
+    /** A list. */
+    record Sequence(List<YamlNode> items, Origin origin) implements YamlNode {
+
+        public Sequence {
+            items = List.copyOf(items);
+        }
+
+        /** This list with the item at {@code index} replaced, or appended when it equals the size. */
+        Sequence with(int index, YamlNode value) {
+            List<YamlNode> copy = new ArrayList<>(items);
+            if (index == copy.size()) {
+                copy.add(value);
+            } else {
+                copy.set(index, value);
+            }
+            return new Sequence(copy, origin);
+        }
+
+        @Override
+        public String describe() {
+            return "a list";
+        }
     }
-  }
 }

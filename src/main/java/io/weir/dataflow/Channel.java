@@ -22,6 +22,7 @@ public final class Channel {
     /** Set by the writer when it holds records back; cleared by the reader when it wakes the writer. */
     private final java.util.concurrent.atomic.AtomicBoolean writerWaiting =
             new java.util.concurrent.atomic.AtomicBoolean();
+
     private volatile Runnable wakeWriter = () -> {};
 
     public Channel(int index, String name, int capacity) {
@@ -64,7 +65,9 @@ public final class Channel {
     /** Reader side: removes and returns the head, or null. */
     public Element poll() {
         Element e = queue.poll();
-        if (e instanceof Record && records.decrementAndGet() <= capacity / 2 && writerWaiting.get()
+        if (e instanceof Record
+                && records.decrementAndGet() <= capacity / 2
+                && writerWaiting.get()
                 && writerWaiting.compareAndSet(true, false)) {
             wakeWriter.run();
         }

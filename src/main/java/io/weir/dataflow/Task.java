@@ -55,7 +55,12 @@ public final class Task {
      * @param firstEpoch the epoch this task writes to first: the id of the next checkpoint its
      *     coordinator triggers; barriers with lower ids are stale
      */
-    public Task(Stage stage, int partition, List<Channel> channels, KeyedState state, TaskEnvironment env,
+    public Task(
+            Stage stage,
+            int partition,
+            List<Channel> channels,
+            KeyedState state,
+            TaskEnvironment env,
             long firstEpoch) {
         this.stage = stage;
         this.name = stage.taskName(partition);
@@ -191,7 +196,12 @@ public final class Task {
         headers.add(header("weir.offset", Long.toString(record.offset())));
         output.send(stage.deadLetterTopic(), record.key(), record.value(), headers, onSendFailure);
         env.counters().deadLetters.increment();
-        LOG.debug("{}: record at {}@{} sent to {}: {}", name, channel, record.offset(), stage.deadLetterTopic(),
+        LOG.debug(
+                "{}: record at {}@{} sent to {}: {}",
+                name,
+                channel,
+                record.offset(),
+                stage.deadLetterTopic(),
                 e.getMessage());
     }
 

@@ -22,7 +22,10 @@ public final class AtLeastOnceProducers implements EpochProducers {
     private final KafkaProducer<byte[], byte[]> producer;
     private final BiConsumer<Map<InputPartition, Long>, Long> offsetCommitter;
 
-    public AtLeastOnceProducers(KafkaClients clients, String clientId, String checkpointTopic,
+    public AtLeastOnceProducers(
+            KafkaClients clients,
+            String clientId,
+            String checkpointTopic,
             BiConsumer<Map<InputPartition, Long>, Long> offsetCommitter) {
         this.checkpointTopic = checkpointTopic;
         this.producer = clients.idempotentProducer(clientId);
@@ -43,12 +46,14 @@ public final class AtLeastOnceProducers implements EpochProducers {
     }
 
     @Override
-    public void commit(long checkpointId, List<TaskCheckpoint> tasks, Map<InputPartition, Long> positions,
-            Object fencingToken) throws Exception {
+    public void commit(
+            long checkpointId, List<TaskCheckpoint> tasks, Map<InputPartition, Long> positions, Object fencingToken)
+            throws Exception {
         producer.flush();
         for (TaskCheckpoint t : tasks) {
-            producer.send(new ProducerRecord<>(checkpointTopic, t.task().getBytes(StandardCharsets.UTF_8),
-                    CheckpointRecords.encode(t))).get();
+            producer.send(new ProducerRecord<>(
+                            checkpointTopic, t.task().getBytes(StandardCharsets.UTF_8), CheckpointRecords.encode(t)))
+                    .get();
         }
         offsetCommitter.accept(positions, checkpointId);
     }

@@ -49,8 +49,9 @@ public final class CheckpointReader {
             if (infos == null || infos.isEmpty()) {
                 throw new IOException("checkpoint topic " + topic + " does not exist");
             }
-            List<TopicPartition> parts =
-                    infos.stream().map(i -> new TopicPartition(topic, i.partition())).collect(Collectors.toList());
+            List<TopicPartition> parts = infos.stream()
+                    .map(i -> new TopicPartition(topic, i.partition()))
+                    .collect(Collectors.toList());
             consumer.assign(parts);
             consumer.seekToBeginning(parts);
             Map<TopicPartition, Long> end = consumer.endOffsets(parts, timeout);

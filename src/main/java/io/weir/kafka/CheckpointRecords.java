@@ -58,17 +58,26 @@ public final class CheckpointRecords {
                     + TaskCheckpoint.FORMAT_VERSION);
         }
         Map<InputPartition, Long> positions = new HashMap<>();
-        root.path("offsets").properties().forEach(e -> positions.put(InputPartition.parse(e.getKey()),
-                e.getValue().asLong()));
+        root.path("offsets")
+                .properties()
+                .forEach(e -> positions.put(
+                        InputPartition.parse(e.getKey()), e.getValue().asLong()));
         List<StoredFile> files = new ArrayList<>();
         for (JsonNode f : root.path("state").path("files")) {
             List<String> locations = new ArrayList<>();
             f.path("locations").forEach(l -> locations.add(l.asText()));
-            files.add(new StoredFile(f.path("name").asText(), f.path("size").asLong(), f.path("crc32c").asLong(),
+            files.add(new StoredFile(
+                    f.path("name").asText(),
+                    f.path("size").asLong(),
+                    f.path("crc32c").asLong(),
                     locations));
         }
         StateHandle state = new StateHandle(root.path("state").path("backend").asText("none"), files);
-        return new TaskCheckpoint(root.path("task").asText(), root.path("id").asLong(), root.path("time").asLong(),
-                positions, state);
+        return new TaskCheckpoint(
+                root.path("task").asText(),
+                root.path("id").asLong(),
+                root.path("time").asLong(),
+                positions,
+                state);
     }
 }

@@ -27,12 +27,14 @@ import org.apache.kafka.common.header.Header;
 final class ChunkReader {
     /** Records of other files between two chunks that are read through rather than seeked over. */
     private static final long READ_THROUGH = 16;
+
     private static final Duration CHUNK_TIMEOUT = Duration.ofSeconds(30);
 
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final String topic;
     /** Records polled but not yet looked at, of partition {@link #at}. */
     private final ArrayDeque<ConsumerRecord<byte[], byte[]>> pending = new ArrayDeque<>();
+
     private TopicPartition at;
 
     ChunkReader(KafkaConsumer<byte[], byte[]> consumer, String topic) {
@@ -65,8 +67,10 @@ final class ChunkReader {
             out.write(r.value());
         }
         if (size != file.size() || crc.getValue() != file.crc32c()) {
-            throw new IOException(corrupt(file, "read " + size + " bytes with crc32c " + crc.getValue()
-                    + ", expected " + file.size() + " bytes with crc32c " + file.crc32c()));
+            throw new IOException(corrupt(
+                    file,
+                    "read " + size + " bytes with crc32c " + crc.getValue() + ", expected " + file.size()
+                            + " bytes with crc32c " + file.crc32c()));
         }
     }
 
@@ -78,7 +82,8 @@ final class ChunkReader {
             seek(tp, offset);
             return;
         }
-        long next = pending.isEmpty() ? consumer.position(tp) : pending.peekFirst().offset();
+        long next =
+                pending.isEmpty() ? consumer.position(tp) : pending.peekFirst().offset();
         if (offset < next || offset - next > READ_THROUGH) {
             seek(tp, offset);
         }
@@ -101,8 +106,8 @@ final class ChunkReader {
                     continue;
                 }
                 if (r.offset() > offset) {
-                    throw new IOException(corrupt(file, where + " is missing (the log continues at " + r.offset()
-                            + ")"));
+                    throw new IOException(
+                            corrupt(file, where + " is missing (the log continues at " + r.offset() + ")"));
                 }
                 if (!Arrays.equals(r.key(), KafkaSnapshotStore.key(file.name(), index)) || r.value() == null) {
                     throw new IOException(corrupt(file, where + " is missing (deleted or compacted away)"));
@@ -111,8 +116,8 @@ final class ChunkReader {
                 return r;
             }
             if (System.nanoTime() > deadline) {
-                throw new IOException(corrupt(file, where + " not readable within " + CHUNK_TIMEOUT.toSeconds()
-                        + " s"));
+                throw new IOException(
+                        corrupt(file, where + " not readable within " + CHUNK_TIMEOUT.toSeconds() + " s"));
             }
             pending.addAll(consumer.poll(Duration.ofMillis(200)).records(tp));
         }

@@ -115,8 +115,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         private Duration startTimeout = Duration.ofSeconds(60);
         private final Map<String, String> brokerProperties = new LinkedHashMap<>();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** Keeps the broker's data in this directory, across restarts; by default a temporary one. */
         public Builder dataDir(Path dataDir) {
@@ -169,8 +168,11 @@ public final class EmbeddedKafka implements AutoCloseable {
                     kafka.close();
                     throw e;
                 }
-                log.info("Embedded Kafka serving at {} (data in {}) after {} ms",
-                        kafka.bootstrapServers(), dir, millisSince(started));
+                log.info(
+                        "Embedded Kafka serving at {} (data in {}) after {} ms",
+                        kafka.bootstrapServers(),
+                        dir,
+                        millisSince(started));
                 return kafka;
             } catch (RuntimeException | Error e) {
                 if (ownsDataDir) {
@@ -200,8 +202,8 @@ public final class EmbeddedKafka implements AutoCloseable {
                     server.shutdown();
                     server.awaitShutdown();
                     if (!hasCause(e, BindException.class) || attempt == BIND_ATTEMPTS) {
-                        throw new IllegalStateException("Embedded Kafka failed to start on ports "
-                                + brokerPort + "/" + controllerPort, e);
+                        throw new IllegalStateException(
+                                "Embedded Kafka failed to start on ports " + brokerPort + "/" + controllerPort, e);
                     }
                     log.info("A port was taken while embedded Kafka started; retrying with other ports");
                 }
@@ -215,7 +217,9 @@ public final class EmbeddedKafka implements AutoCloseable {
             // A static voter set keeps no controller address in the data directory, so a
             // persistent `weir dev` data dir survives the controller moving to another port.
             props.put("controller.quorum.voters", NODE_ID + "@" + HOST + ":" + controllerPort);
-            props.put("listeners", "PLAINTEXT://" + HOST + ":" + brokerPort + ",CONTROLLER://" + HOST + ":" + controllerPort);
+            props.put(
+                    "listeners",
+                    "PLAINTEXT://" + HOST + ":" + brokerPort + ",CONTROLLER://" + HOST + ":" + controllerPort);
             props.put("advertised.listeners", "PLAINTEXT://" + HOST + ":" + brokerPort);
             props.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
             props.put("inter.broker.listener.name", "PLAINTEXT");
@@ -263,7 +267,8 @@ public final class EmbeddedKafka implements AutoCloseable {
             new Formatter()
                     .setPrintStream(new PrintStream(PrintStream.nullOutputStream()))
                     .setNodeId(config.nodeId())
-                    .setClusterId(existingClusterId(directories).orElseGet(() -> Uuid.randomUuid().toString()))
+                    .setClusterId(existingClusterId(directories)
+                            .orElseGet(() -> Uuid.randomUuid().toString()))
                     .setWriteBootstrapSnapshot(true)
                     .setUnstableFeatureVersionsEnabled(config.unstableFeatureVersionsEnabled())
                     .setIgnoreFormatted(true)
@@ -302,12 +307,15 @@ public final class EmbeddedKafka implements AutoCloseable {
     private static void awaitReady(String bootstrapServers, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         Map<String, Object> adminConfig = Map.of(
-                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, (int) timeout.toMillis());
+                AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers,
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                (int) timeout.toMillis());
         try (Admin admin = Admin.create(adminConfig)) {
             admin.describeCluster().nodes().get(remainingMillis(deadline), TimeUnit.MILLISECONDS);
             admin.listConsumerGroupOffsets("weir-embedded-readiness")
-                    .all().get(remainingMillis(deadline), TimeUnit.MILLISECONDS);
+                    .all()
+                    .get(remainingMillis(deadline), TimeUnit.MILLISECONDS);
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("Embedded Kafka at " + bootstrapServers + " did not become ready", e);
         } catch (InterruptedException e) {
@@ -315,11 +323,14 @@ public final class EmbeddedKafka implements AutoCloseable {
             throw new IllegalStateException("Interrupted while waiting for embedded Kafka", e);
         }
         Map<String, Object> producerConfig = Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
-                ProducerConfig.TRANSACTIONAL_ID_CONFIG, "weir-embedded-readiness-" + UUID.randomUUID(),
-                ProducerConfig.MAX_BLOCK_MS_CONFIG, (int) remainingMillis(deadline));
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrapServers,
+                ProducerConfig.TRANSACTIONAL_ID_CONFIG,
+                "weir-embedded-readiness-" + UUID.randomUUID(),
+                ProducerConfig.MAX_BLOCK_MS_CONFIG,
+                (int) remainingMillis(deadline));
         try (KafkaProducer<byte[], byte[]> producer =
-                     new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer())) {
+                new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer())) {
             producer.initTransactions();
         }
     }

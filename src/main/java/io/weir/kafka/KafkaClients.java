@@ -24,8 +24,12 @@ public final class KafkaClients {
     private final Map<String, String> producer;
     private final Map<String, String> admin;
 
-    public KafkaClients(String bootstrap, Map<String, String> common, Map<String, String> consumer,
-            Map<String, String> producer, Map<String, String> admin) {
+    public KafkaClients(
+            String bootstrap,
+            Map<String, String> common,
+            Map<String, String> consumer,
+            Map<String, String> producer,
+            Map<String, String> admin) {
         this.bootstrap = bootstrap;
         this.common = Map.copyOf(common);
         this.consumer = Map.copyOf(consumer);
@@ -42,8 +46,8 @@ public final class KafkaClients {
     }
 
     /** The source consumer: a group member with static membership, reading committed data only. */
-    public KafkaConsumer<byte[], byte[]> sourceConsumer(String groupId, String instanceId, String clientId,
-            boolean resetToEarliest) {
+    public KafkaConsumer<byte[], byte[]> sourceConsumer(
+            String groupId, String instanceId, String clientId, boolean resetToEarliest) {
         Map<String, Object> p = base(consumer);
         p.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
         p.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "30000");

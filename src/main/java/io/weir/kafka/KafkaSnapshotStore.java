@@ -91,7 +91,9 @@ public final class KafkaSnapshotStore implements SnapshotStore {
                 crc.update(chunk);
                 size += chunk.length;
                 RecordHeaders headers = new RecordHeaders();
-                headers.add(new RecordHeader(CRC_HEADER, ByteBuffer.allocate(8).putLong(Crc32c.of(chunk)).array()));
+                headers.add(new RecordHeader(
+                        CRC_HEADER,
+                        ByteBuffer.allocate(8).putLong(Crc32c.of(chunk)).array()));
                 // send blocks while the producer's buffer is full: the upload's memory stays bounded.
                 sent.add(producer.send(new ProducerRecord<>(topic, partition, key(name, i), chunk, headers)));
                 if (chunk.length < CHUNK) {
@@ -105,8 +107,8 @@ public final class KafkaSnapshotStore implements SnapshotStore {
             }
             return new StoredFile(name, size, crc.getValue(), locations);
         } catch (ExecutionException e) {
-            throw new IOException("writing snapshot file " + name + " to " + topic + " failed: " + e.getCause(),
-                    e.getCause());
+            throw new IOException(
+                    "writing snapshot file " + name + " to " + topic + " failed: " + e.getCause(), e.getCause());
         } catch (InterruptedException | InterruptException e) {
             Thread.currentThread().interrupt();
             throw new CancellationException("interrupted writing " + name);
@@ -145,8 +147,9 @@ public final class KafkaSnapshotStore implements SnapshotStore {
                 f.get();
             }
         } catch (ExecutionException e) {
-            throw new IOException("deleting snapshot file " + file.name() + " from " + topic + " failed: "
-                    + e.getCause(), e.getCause());
+            throw new IOException(
+                    "deleting snapshot file " + file.name() + " from " + topic + " failed: " + e.getCause(),
+                    e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CancellationException("interrupted deleting " + file.name());

@@ -41,7 +41,9 @@ final class SnapshotTopicScan {
         if (infos == null || infos.isEmpty()) {
             throw new IOException("snapshot topic " + topic + " does not exist");
         }
-        List<TopicPartition> parts = infos.stream().map(i -> new TopicPartition(topic, i.partition())).toList();
+        List<TopicPartition> parts = infos.stream()
+                .map(i -> new TopicPartition(topic, i.partition()))
+                .toList();
         consumer.assign(parts);
         consumer.seekToBeginning(parts);
         Map<TopicPartition, Long> end = consumer.endOffsets(parts, TIMEOUT);
@@ -49,7 +51,8 @@ final class SnapshotTopicScan {
         long deadline = System.nanoTime() + TIMEOUT.toNanos() * 10;
         while (!reachedEnd(end)) {
             if (System.nanoTime() > deadline) {
-                throw new IOException("scanning " + topic + " to " + end + " took longer than " + TIMEOUT.multipliedBy(10));
+                throw new IOException(
+                        "scanning " + topic + " to " + end + " took longer than " + TIMEOUT.multipliedBy(10));
             }
             for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                 if (r.key() == null || r.offset() >= end.get(new TopicPartition(topic, r.partition()))) {
@@ -66,9 +69,14 @@ final class SnapshotTopicScan {
                 } catch (NumberFormatException e) {
                     continue; // not a chunk key: nothing Weir wrote
                 }
-                files.computeIfAbsent(key.substring(0, slash), n -> new TreeMap<>()).put(index,
-                        new Chunk(r.partition(), r.offset(), r.value() == null ? 0 : r.value().length,
-                                r.value() != null));
+                files.computeIfAbsent(key.substring(0, slash), n -> new TreeMap<>())
+                        .put(
+                                index,
+                                new Chunk(
+                                        r.partition(),
+                                        r.offset(),
+                                        r.value() == null ? 0 : r.value().length,
+                                        r.value() != null));
             }
         }
         List<StoredFile> listed = new ArrayList<>();

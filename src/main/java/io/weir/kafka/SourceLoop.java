@@ -140,8 +140,13 @@ public final class SourceLoop implements Runnable {
     private boolean refillAgain;
     private long drainDeadline;
 
-    public SourceLoop(KafkaConsumer<byte[], byte[]> consumer, List<String> topics, Lifecycle lifecycle,
-            RestartStrategy restart, boolean resetToEarliest, LongSupplier clock) {
+    public SourceLoop(
+            KafkaConsumer<byte[], byte[]> consumer,
+            List<String> topics,
+            Lifecycle lifecycle,
+            RestartStrategy restart,
+            boolean resetToEarliest,
+            LongSupplier clock) {
         this.consumer = consumer;
         this.topics = List.copyOf(topics);
         this.lifecycle = lifecycle;
@@ -225,8 +230,8 @@ public final class SourceLoop implements Runnable {
     public void commitOffsets(Map<InputPartition, Long> positions, long checkpointId) {
         post(() -> {
             Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-            positions.forEach((ip, o) -> offsets.put(new TopicPartition(ip.topic(), ip.partition()),
-                    new OffsetAndMetadata(o, "ckpt=" + checkpointId)));
+            positions.forEach((ip, o) -> offsets.put(
+                    new TopicPartition(ip.topic(), ip.partition()), new OffsetAndMetadata(o, "ckpt=" + checkpointId)));
             consumer.commitAsync(offsets, (o, e) -> {
                 // Only a hint for lag monitoring: the checkpoint record, already written, is what a
                 // restore uses, so a failed commit loses nothing and needs no failover.

@@ -55,9 +55,11 @@ public final class Topics {
             d.forEach((k, v) -> out.put(k, v.partitions().size()));
             return out;
         } catch (ExecutionException e) {
-            throw new StartupException("cannot describe topics " + topics + ": " + e.getCause().getMessage(), e.getCause());
+            throw new StartupException(
+                    "cannot describe topics " + topics + ": " + e.getCause().getMessage(), e.getCause());
         } catch (TimeoutException e) {
-            throw new StartupException("the broker did not answer within " + ADMIN_TIMEOUT_S + " s describing " + topics, e);
+            throw new StartupException(
+                    "the broker did not answer within " + ADMIN_TIMEOUT_S + " s describing " + topics, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StartupException("interrupted", e);
@@ -72,11 +74,14 @@ public final class Topics {
             LOG.info("created topic {} ({} partitions, {})", name, partitions, configs);
         } catch (ExecutionException e) {
             if (!(e.getCause() instanceof TopicExistsException)) {
-                throw new StartupException("cannot create topic " + name + " (" + partitions + " partitions, "
-                        + configs + "): " + e.getCause().getMessage(), e.getCause());
+                throw new StartupException(
+                        "cannot create topic " + name + " (" + partitions + " partitions, " + configs + "): "
+                                + e.getCause().getMessage(),
+                        e.getCause());
             }
         } catch (TimeoutException e) {
-            throw new StartupException("the broker did not answer within " + ADMIN_TIMEOUT_S + " s creating " + name, e);
+            throw new StartupException(
+                    "the broker did not answer within " + ADMIN_TIMEOUT_S + " s creating " + name, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StartupException("interrupted", e);
@@ -85,10 +90,20 @@ public final class Topics {
 
     /** The compacted topics Weir keeps its checkpoints and snapshots in. */
     public void ensureInternal(String checkpoints, String snapshots) {
-        ensure(checkpoints, 1, Map.of("cleanup.policy", "compact", "segment.ms", "600000",
-                "min.compaction.lag.ms", "0"));
-        ensure(snapshots, 4, Map.of("cleanup.policy", "compact", "max.message.bytes", Integer.toString(2 << 20),
-                "segment.ms", "600000"));
+        ensure(
+                checkpoints,
+                1,
+                Map.of("cleanup.policy", "compact", "segment.ms", "600000", "min.compaction.lag.ms", "0"));
+        ensure(
+                snapshots,
+                4,
+                Map.of(
+                        "cleanup.policy",
+                        "compact",
+                        "max.message.bytes",
+                        Integer.toString(2 << 20),
+                        "segment.ms",
+                        "600000"));
     }
 
     /** The broker's {@code transaction.max.timeout.ms}: the producers' timeout must not exceed it. */
@@ -98,13 +113,19 @@ public final class Topics {
             if (nodes.isEmpty()) {
                 throw new StartupException("the cluster reported no brokers");
             }
-            ConfigResource broker = new ConfigResource(ConfigResource.Type.BROKER, nodes.iterator().next().idString());
-            Config config = admin.describeConfigs(Set.of(broker)).all().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS).get(broker);
+            ConfigResource broker = new ConfigResource(
+                    ConfigResource.Type.BROKER, nodes.iterator().next().idString());
+            Config config = admin.describeConfigs(Set.of(broker))
+                    .all()
+                    .get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS)
+                    .get(broker);
             var entry = config.get("transaction.max.timeout.ms");
             return entry == null || entry.value() == null ? 900_000L : Long.parseLong(entry.value());
         } catch (ExecutionException e) {
-            throw new StartupException("cannot read the broker's transaction.max.timeout.ms: "
-                    + e.getCause().getMessage(), e.getCause());
+            throw new StartupException(
+                    "cannot read the broker's transaction.max.timeout.ms: "
+                            + e.getCause().getMessage(),
+                    e.getCause());
         } catch (TimeoutException e) {
             throw new StartupException("the broker did not answer within " + ADMIN_TIMEOUT_S + " s", e);
         } catch (InterruptedException e) {
@@ -125,7 +146,10 @@ public final class Topics {
             }
             return ids;
         } catch (ExecutionException e) {
-            LOG.warn("cannot list transactions to find leftovers of {}*: {}", prefix, e.getCause().toString());
+            LOG.warn(
+                    "cannot list transactions to find leftovers of {}*: {}",
+                    prefix,
+                    e.getCause().toString());
             return List.of();
         } catch (TimeoutException e) {
             LOG.warn("listing transactions timed out; leftovers of {}* are not cleaned up", prefix);

@@ -40,7 +40,11 @@ public final class TransactionalProducers implements EpochProducers {
     private final Map<Long, Integer> epochSlot = new ConcurrentHashMap<>();
     private final Map<Long, KafkaEpochOutput> outputs = new ConcurrentHashMap<>();
 
-    public TransactionalProducers(KafkaClients clients, String transactionalIdPrefix, int size, long transactionTimeoutMs,
+    public TransactionalProducers(
+            KafkaClients clients,
+            String transactionalIdPrefix,
+            int size,
+            long transactionTimeoutMs,
             String checkpointTopic) {
         this.checkpointTopic = checkpointTopic;
         List<KafkaProducer<byte[], byte[]>> created = new ArrayList<>(size);
@@ -54,8 +58,8 @@ public final class TransactionalProducers implements EpochProducers {
             List<java.util.concurrent.CompletableFuture<Void>> inits = new ArrayList<>(size);
             for (KafkaProducer<byte[], byte[]> p : created) {
                 // A short-lived thread each: the common pool has one thread on a 2-core machine.
-                inits.add(java.util.concurrent.CompletableFuture.runAsync(p::initTransactions,
-                        r -> new Thread(r, "weir-producer-init").start()));
+                inits.add(java.util.concurrent.CompletableFuture.runAsync(
+                        p::initTransactions, r -> new Thread(r, "weir-producer-init").start()));
             }
             for (java.util.concurrent.CompletableFuture<Void> init : inits) {
                 try {
@@ -112,12 +116,12 @@ public final class TransactionalProducers implements EpochProducers {
     }
 
     @Override
-    public void commit(long checkpointId, List<TaskCheckpoint> tasks, Map<InputPartition, Long> positions,
-            Object fencingToken) {
+    public void commit(
+            long checkpointId, List<TaskCheckpoint> tasks, Map<InputPartition, Long> positions, Object fencingToken) {
         KafkaProducer<byte[], byte[]> p = slots.get(epochSlot.get(checkpointId));
         for (TaskCheckpoint t : tasks) {
-            p.send(new ProducerRecord<>(checkpointTopic, t.task().getBytes(StandardCharsets.UTF_8),
-                    CheckpointRecords.encode(t)));
+            p.send(new ProducerRecord<>(
+                    checkpointTopic, t.task().getBytes(StandardCharsets.UTF_8), CheckpointRecords.encode(t)));
         }
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
         String metadata = "ckpt=" + checkpointId;

@@ -10,7 +10,6 @@ import io.weir.dataflow.Event;
 import io.weir.dataflow.Operator;
 import io.weir.dataflow.OperatorContext;
 import io.weir.state.ValueState;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -30,8 +29,14 @@ public final class Aggregate implements Operator {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     /** What to compute; each map goes from input field to output field, in output order. */
-    public record Spec(String keyAs, String count, Map<String, String> sum, Map<String, String> min,
-            Map<String, String> max, Map<String, String> avg, Map<String, String> last) {
+    public record Spec(
+            String keyAs,
+            String count,
+            Map<String, String> sum,
+            Map<String, String> min,
+            Map<String, String> max,
+            Map<String, String> avg,
+            Map<String, String> last) {
         public Spec {
             sum = new LinkedHashMap<>(sum);
             min = new LinkedHashMap<>(min);
@@ -83,7 +88,9 @@ public final class Aggregate implements Operator {
         if (!spec.avg().isEmpty()) {
             ObjectNode hidden = doc.has(AVERAGES) ? (ObjectNode) doc.get(AVERAGES) : doc.putObject(AVERAGES);
             spec.avg().forEach((from, to) -> {
-                ArrayNode acc = hidden.has(to) ? (ArrayNode) hidden.get(to) : hidden.putArray(to).add(0).add(0);
+                ArrayNode acc = hidden.has(to)
+                        ? (ArrayNode) hidden.get(to)
+                        : hidden.putArray(to).add(0).add(0);
                 JsonNode sum = add(acc.get(0), in.get(from));
                 long n = acc.get(1).asLong() + 1;
                 acc.removeAll().add(sum).add(n);
@@ -121,7 +128,9 @@ public final class Aggregate implements Operator {
 
     private static JsonNode add(JsonNode sum, JsonNode v) {
         if (sum == null) {
-            return v.isIntegralNumber() && v.canConvertToLong() ? NODES.numberNode(v.asLong()) : NODES.numberNode(v.asDouble());
+            return v.isIntegralNumber() && v.canConvertToLong()
+                    ? NODES.numberNode(v.asLong())
+                    : NODES.numberNode(v.asDouble());
         }
         if (sum.isIntegralNumber() && v.isIntegralNumber() && v.canConvertToLong()) {
             long a = sum.asLong();
@@ -137,7 +146,8 @@ public final class Aggregate implements Operator {
     private static String describe(Object v) {
         if (v instanceof JsonNode n) {
             String text = n.toString();
-            return n.getNodeType().name().toLowerCase() + " " + (text.length() > 40 ? text.substring(0, 40) + "…" : text);
+            return n.getNodeType().name().toLowerCase() + " "
+                    + (text.length() > 40 ? text.substring(0, 40) + "…" : text);
         }
         return v == null ? "null" : v.getClass().getSimpleName();
     }

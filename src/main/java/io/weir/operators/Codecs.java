@@ -52,7 +52,8 @@ public final class Codecs {
             try {
                 return JSON.writeValueAsBytes(value);
             } catch (JsonProcessingException e) {
-                throw new IllegalStateException("cannot write " + value.getClass().getSimpleName() + " as JSON", e);
+                throw new IllegalStateException(
+                        "cannot write " + value.getClass().getSimpleName() + " as JSON", e);
             }
         }
     };

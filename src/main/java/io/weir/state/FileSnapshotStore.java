@@ -56,7 +56,8 @@ public final class FileSnapshotStore implements SnapshotStore {
         CRC32C crc = new CRC32C();
         long size = 0;
         byte[] buffer = new byte[1 << 16];
-        try (InputStream in = Files.newInputStream(file); FileChannel ch = open(tmp)) {
+        try (InputStream in = Files.newInputStream(file);
+                FileChannel ch = open(tmp)) {
             OutputStream out = Channels.newOutputStream(ch);
             for (int n; (n = in.read(buffer)) > 0; ) {
                 crc.update(buffer, 0, n);
@@ -107,7 +108,8 @@ public final class FileSnapshotStore implements SnapshotStore {
         List<StoredFile> files = new ArrayList<>();
         try (Stream<Path> all = Files.walk(root)) {
             for (Path p : (Iterable<Path>) all.filter(Files::isRegularFile)::iterator) {
-                String name = root.relativize(p).toString().replace(p.getFileSystem().getSeparator(), "/");
+                String name =
+                        root.relativize(p).toString().replace(p.getFileSystem().getSeparator(), "/");
                 if (names.test(name)) {
                     try {
                         files.add(new StoredFile(name, Files.size(p), 0, List.of(name)));
@@ -132,8 +134,8 @@ public final class FileSnapshotStore implements SnapshotStore {
 
     private static FileChannel open(Path tmp) throws IOException {
         Files.createDirectories(tmp.getParent());
-        return FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING);
+        return FileChannel.open(
+                tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
     }
 
     private static Path tmpOf(Path target) {

@@ -232,7 +232,11 @@ public final class KeyedState {
         if (n.length == 0 || n.length > 255) {
             throw new IllegalArgumentException("state name must be 1..255 bytes, was '" + name + "'");
         }
-        return ByteBuffer.allocate(2 + n.length).put(STATE).put((byte) n.length).put(n).array();
+        return ByteBuffer.allocate(2 + n.length)
+                .put(STATE)
+                .put((byte) n.length)
+                .put(n)
+                .array();
     }
 
     private byte[] prefix(byte[] namespace) {

@@ -22,8 +22,12 @@ public final class MemoryBackend implements StateBackend {
         }
         String backend = from.handle().backend();
         if (!backend.equals(MemoryStateStore.BACKEND)) {
-            throw new StateRestoreException(from, null, "it was written by the " + backend + " backend, which the "
-                    + "memory backend cannot read; set processing.state.backend: " + backend, null);
+            throw new StateRestoreException(
+                    from,
+                    null,
+                    "it was written by the " + backend + " backend, which the "
+                            + "memory backend cannot read; set processing.state.backend: " + backend,
+                    null);
         }
         return MemoryStateStore.restore(from, generation, snapshots);
     }

@@ -1,10 +1,10 @@
 package io.weir.state;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.io.ByteArrayInputStream;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -42,15 +42,20 @@ public final class MemoryStateStore implements StateStore {
     private final String task;
     /** Makes file names unique per store instance, so a retried checkpoint id never reuses a name. */
     private final String generation;
+
     private TreeMap<Bytes, byte[]> active = new TreeMap<>();
     /** Oldest first. Frozen layers are never modified again. */
     private List<NavigableMap<Bytes, byte[]>> frozen = new ArrayList<>();
+
     private final AtomicReference<Compaction> compacted = new AtomicReference<>();
 
     private record Compaction(List<NavigableMap<Bytes, byte[]>> replaced, NavigableMap<Bytes, byte[]> merged) {}
 
     public MemoryStateStore(String task) {
-        this(task, Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() >>> 16));
+        this(
+                task,
+                Long.toHexString(
+                        java.util.concurrent.ThreadLocalRandom.current().nextLong() >>> 16));
     }
 
     public MemoryStateStore(String task, String generation) {
@@ -213,8 +218,8 @@ public final class MemoryStateStore implements StateStore {
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(content));
         int format = in.readInt();
         if (format != FORMAT) {
-            throw new IOException("state file of " + task + " has format " + Integer.toHexString(format)
-                    + ", expected " + Integer.toHexString(FORMAT));
+            throw new IOException("state file of " + task + " has format " + Integer.toHexString(format) + ", expected "
+                    + Integer.toHexString(FORMAT));
         }
         int n = in.readInt();
         for (int i = 0; i < n; i++) {
@@ -258,7 +263,8 @@ public final class MemoryStateStore implements StateStore {
                 }
                 if (top.entry.getValue() != TOMBSTONE) {
                     // Copies: a caller changing them would change the map (and the frozen layers).
-                    return new AbstractMap.SimpleImmutableEntry<>(key.array().clone(), top.entry.getValue().clone());
+                    return new AbstractMap.SimpleImmutableEntry<>(
+                            key.array().clone(), top.entry.getValue().clone());
                 }
             }
             return null;

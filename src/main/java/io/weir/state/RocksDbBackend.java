@@ -88,11 +88,14 @@ public final class RocksDbBackend implements StateBackend {
             LocalFiles.deleteTree(taskDir);
             migrate = true;
         } else {
-            throw new StateRestoreException(from, null, "it was written by the unknown backend "
-                    + from.handle().backend(), null);
+            throw new StateRestoreException(
+                    from,
+                    null,
+                    "it was written by the unknown backend " + from.handle().backend(),
+                    null);
         }
-        RocksDbStateStore store = RocksDbStateStore.open(task, generation, taskDir, options,
-                new SharedFiles(restored), s -> open.remove(s.task(), s));
+        RocksDbStateStore store = RocksDbStateStore.open(
+                task, generation, taskDir, options, new SharedFiles(restored), s -> open.remove(s.task(), s));
         open.put(task, store);
         if (migrate) {
             migrate(store, from, generation, snapshots);

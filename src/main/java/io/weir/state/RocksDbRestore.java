@@ -74,12 +74,24 @@ final class RocksDbRestore {
         Outcome outcome = new Outcome(reused, reusedBytes, downloaded, downloadedBytes);
         long millis = (System.nanoTime() - started) / 1_000_000;
         if (reused > 0) {
-            LOG.info("{}: local recovery of checkpoint {}: reused {} local files ({} bytes), downloaded {} ({} bytes)"
-                    + " in {} ms", from.task(), from.checkpointId(), reused, reusedBytes, downloaded,
-                    downloadedBytes, millis);
+            LOG.info(
+                    "{}: local recovery of checkpoint {}: reused {} local files ({} bytes), downloaded {} ({} bytes)"
+                            + " in {} ms",
+                    from.task(),
+                    from.checkpointId(),
+                    reused,
+                    reusedBytes,
+                    downloaded,
+                    downloadedBytes,
+                    millis);
         } else {
-            LOG.info("{}: restored checkpoint {} by downloading {} files ({} bytes) in {} ms", from.task(),
-                    from.checkpointId(), downloaded, downloadedBytes, millis);
+            LOG.info(
+                    "{}: restored checkpoint {} by downloading {} files ({} bytes) in {} ms",
+                    from.task(),
+                    from.checkpointId(),
+                    downloaded,
+                    downloadedBytes,
+                    millis);
         }
         return outcome;
     }
@@ -100,8 +112,9 @@ final class RocksDbRestore {
                 continue;
             }
             try (Stream<Path> s = Files.list(dir)) {
-                s.filter(Files::isRegularFile).forEach(p ->
-                        byName.computeIfAbsent(p.getFileName().toString(), n -> new ArrayList<>()).add(p));
+                s.filter(Files::isRegularFile)
+                        .forEach(p -> byName.computeIfAbsent(p.getFileName().toString(), n -> new ArrayList<>())
+                                .add(p));
             }
         }
         return byName;

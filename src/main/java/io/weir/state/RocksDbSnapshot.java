@@ -61,8 +61,12 @@ final class RocksDbSnapshot implements SnapshotPart {
                 uploaded += size;
             }
         }
-        LOG.debug("{}: checkpoint {} uploaded {} bytes, reused {} bytes already stored", task, checkpointId,
-                uploaded, reused);
+        LOG.debug(
+                "{}: checkpoint {} uploaded {} bytes, reused {} bytes already stored",
+                task,
+                checkpointId,
+                uploaded,
+                reused);
         return new StateHandle(RocksDbBackend.NAME, files);
     }
 
@@ -70,7 +74,8 @@ final class RocksDbSnapshot implements SnapshotPart {
     private List<Path> files() throws IOException {
         try (Stream<Path> listed = Files.list(dir)) {
             return listed.filter(Files::isRegularFile)
-                    .sorted(Comparator.comparing((Path p) -> !SharedFiles.immutable(p.getFileName().toString()))
+                    .sorted(Comparator.comparing((Path p) ->
+                                    !SharedFiles.immutable(p.getFileName().toString()))
                             .thenComparing(Path::getFileName))
                     .toList();
         }

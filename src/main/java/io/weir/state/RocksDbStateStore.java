@@ -53,12 +53,18 @@ final class RocksDbStateStore implements StateStore {
      * flush anyway, and without it RocksDB first waits for an earlier memtable's flush to finish.
      */
     private final FlushOptions flush = new FlushOptions().setWaitForFlush(true).setAllowWriteStall(true);
+
     private final SharedFiles shared;
     private final Consumer<RocksDbStateStore> onClose;
     private volatile long lastCompleted;
     private boolean closed;
 
-    private RocksDbStateStore(String task, String generation, Path taskDir, RocksDB db, SharedFiles shared,
+    private RocksDbStateStore(
+            String task,
+            String generation,
+            Path taskDir,
+            RocksDB db,
+            SharedFiles shared,
             Consumer<RocksDbStateStore> onClose) {
         this.task = task;
         this.generation = generation;
@@ -69,12 +75,18 @@ final class RocksDbStateStore implements StateStore {
     }
 
     /** Opens the database in {@code taskDir/db}; {@code shared} are the files it already has stored. */
-    static RocksDbStateStore open(String task, String generation, Path taskDir, Options options, SharedFiles shared,
-            Consumer<RocksDbStateStore> onClose) throws IOException {
+    static RocksDbStateStore open(
+            String task,
+            String generation,
+            Path taskDir,
+            Options options,
+            SharedFiles shared,
+            Consumer<RocksDbStateStore> onClose)
+            throws IOException {
         Path dbDir = Files.createDirectories(taskDir.resolve("db"));
         try {
-            return new RocksDbStateStore(task, generation, taskDir, RocksDB.open(options, dbDir.toString()), shared,
-                    onClose);
+            return new RocksDbStateStore(
+                    task, generation, taskDir, RocksDB.open(options, dbDir.toString()), shared, onClose);
         } catch (RocksDBException e) {
             throw new IOException("cannot open the RocksDB of " + task + " in " + dbDir + ": " + e.getMessage(), e);
         }
@@ -137,11 +149,15 @@ final class RocksDbStateStore implements StateStore {
             try (Checkpoint checkpoint = Checkpoint.create(db)) {
                 checkpoint.createCheckpoint(dir.toString());
             }
-            LOG.debug("{}: checkpoint {} synchronous part: flush {} ms, native checkpoint {} ms", task, checkpointId,
-                    (flushed - started) / 1_000_000, (System.nanoTime() - flushed) / 1_000_000);
+            LOG.debug(
+                    "{}: checkpoint {} synchronous part: flush {} ms, native checkpoint {} ms",
+                    task,
+                    checkpointId,
+                    (flushed - started) / 1_000_000,
+                    (System.nanoTime() - flushed) / 1_000_000);
         } catch (RocksDBException | IOException e) {
-            throw new IllegalStateException("snapshot " + checkpointId + " of " + task + " failed: " + e.getMessage(),
-                    e);
+            throw new IllegalStateException(
+                    "snapshot " + checkpointId + " of " + task + " failed: " + e.getMessage(), e);
         }
         return new RocksDbSnapshot(task, generation, checkpointId, dir, shared);
     }

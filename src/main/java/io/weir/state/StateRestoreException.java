@@ -10,7 +10,9 @@ import java.io.IOException;
  */
 public final class StateRestoreException extends IOException {
     public StateRestoreException(RestorePoint from, String file, String problem, Throwable cause) {
-        super("cannot restore task " + from.task() + " from checkpoint " + from.checkpointId()
-                + (file == null ? "" : ", file " + file) + ": " + problem, cause);
+        super(
+                "cannot restore task " + from.task() + " from checkpoint " + from.checkpointId()
+                        + (file == null ? "" : ", file " + file) + ": " + problem,
+                cause);
     }
 }

@@ -38,7 +38,10 @@ public final class RunningTotalsVerifier {
         @Override
         public String toString() {
             return (ok() ? "OK" : "FAILED") + ": " + inputs + " inputs, " + outputs + " outputs, " + users + " users"
-                    + (ok() ? "" : ", " + problems.size() + " problems, first: " + problems.subList(0, Math.min(5, problems.size())));
+                    + (ok()
+                            ? ""
+                            : ", " + problems.size() + " problems, first: "
+                                    + problems.subList(0, Math.min(5, problems.size())));
         }
     }
 
@@ -62,7 +65,10 @@ public final class RunningTotalsVerifier {
             }
             inputs[0]++;
             Total prev = running.getOrDefault(key, new Total(0, 0, 0));
-            Total next = new Total(prev.count + 1, prev.sum + v.get("amount").asLong(), v.get("seq").asLong());
+            Total next = new Total(
+                    prev.count + 1,
+                    prev.sum + v.get("amount").asLong(),
+                    v.get("seq").asLong());
             running.put(key, next);
             expected.computeIfAbsent(key, k -> new ArrayList<>()).add(next);
         });
@@ -71,9 +77,14 @@ public final class RunningTotalsVerifier {
         readAll(totalsTopic, true, (key, value) -> {
             JsonNode v = parse(value);
             outputs[0]++;
-            actual.computeIfAbsent(key, k -> new ArrayList<>()).add(v == null
-                    ? new Total(-1, -1, -1)
-                    : new Total(v.path("count").asLong(), v.path("sum").asLong(), v.path("lastSeq").asLong()));
+            actual.computeIfAbsent(key, k -> new ArrayList<>())
+                    .add(
+                            v == null
+                                    ? new Total(-1, -1, -1)
+                                    : new Total(
+                                            v.path("count").asLong(),
+                                            v.path("sum").asLong(),
+                                            v.path("lastSeq").asLong()));
         });
         List<String> problems = new ArrayList<>();
         for (Map.Entry<String, List<Total>> e : expected.entrySet()) {
@@ -108,7 +119,9 @@ public final class RunningTotalsVerifier {
     private static void compareAtLeastOnce(String user, List<Total> want, List<Total> got, List<String> problems) {
         int next = 0;
         for (Total g : got) {
-            if (g.count >= 1 && g.count <= want.size() && want.get((int) g.count - 1).equals(g)) {
+            if (g.count >= 1
+                    && g.count <= want.size()
+                    && want.get((int) g.count - 1).equals(g)) {
                 if (g.count == next + 1) {
                     next++;
                 } else if (g.count > next + 1) {
@@ -131,9 +144,11 @@ public final class RunningTotalsVerifier {
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, readCommitted ? "read_committed" : "read_uncommitted");
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5000");
-        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        try (KafkaConsumer<byte[], byte[]> c =
+                new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> parts = new ArrayList<>();
-            c.partitionsFor(topic, Duration.ofSeconds(30)).forEach(i -> parts.add(new TopicPartition(topic, i.partition())));
+            c.partitionsFor(topic, Duration.ofSeconds(30))
+                    .forEach(i -> parts.add(new TopicPartition(topic, i.partition())));
             parts.sort((a, b) -> Integer.compare(a.partition(), b.partition()));
             c.assign(parts);
             c.seekToBeginning(parts);

@@ -101,8 +101,8 @@ class KillDuringUploadIT {
         Set<String> orphans = orphans();
         assertFalse(orphans.isEmpty(), "the interrupted upload left files no checkpoint references");
 
-        var config = new ConfigLoader().load(Path.of("config/examples/running-totals.yaml"), Map.of(),
-                overrides(restartPod));
+        var config = new ConfigLoader()
+                .load(Path.of("config/examples/running-totals.yaml"), Map.of(), overrides(restartPod));
         try (Instance second = new Instance(Jobs.settings(config), Jobs.clients(config))) {
             second.start();
             awaitVerified(40_000);
@@ -134,13 +134,17 @@ class KillDuringUploadIT {
 
     private Set<String> listed() throws IOException {
         try (KafkaSnapshotStore store = new KafkaSnapshotStore(clients, app + "-snapshots", "test-list")) {
-            return store.list(n -> n.startsWith(app + "-")).stream().map(StoredFile::name).collect(Collectors.toSet());
+            return store.list(n -> n.startsWith(app + "-")).stream()
+                    .map(StoredFile::name)
+                    .collect(Collectors.toSet());
         }
     }
 
     private Set<String> orphans() throws IOException {
         Set<String> referenced = new HashSet<>();
-        new CheckpointReader(clients, app + "-checkpoints").history(null, 3, Duration.ofSeconds(30)).values()
+        new CheckpointReader(clients, app + "-checkpoints")
+                .history(null, 3, Duration.ofSeconds(30))
+                .values()
                 .forEach(h -> h.forEach(c -> c.state().files().forEach(f -> referenced.add(f.name()))));
         Set<String> orphans = listed();
         orphans.removeAll(referenced);
@@ -148,14 +152,20 @@ class KillDuringUploadIT {
     }
 
     private boolean latestCheckpointsCoverEveryOrder() throws IOException {
-        Map<String, TaskCheckpoint> latest = new CheckpointReader(clients, app + "-checkpoints").latest(null,
-                Duration.ofSeconds(30));
-        long covered = latest.values().stream().flatMap(c -> c.positions().values().stream())
-                .mapToLong(Long::longValue).sum();
+        Map<String, TaskCheckpoint> latest =
+                new CheckpointReader(clients, app + "-checkpoints").latest(null, Duration.ofSeconds(30));
+        long covered = latest.values().stream()
+                .flatMap(c -> c.positions().values().stream())
+                .mapToLong(Long::longValue)
+                .sum();
         try (KafkaConsumer<byte[], byte[]> c = clients.reader("test-ends", true)) {
             List<TopicPartition> parts = c.partitionsFor(orders).stream()
-                    .map(p -> new TopicPartition(orders, p.partition())).toList();
-            return covered == c.endOffsets(parts).values().stream().mapToLong(Long::longValue).sum();
+                    .map(p -> new TopicPartition(orders, p.partition()))
+                    .toList();
+            return covered
+                    == c.endOffsets(parts).values().stream()
+                            .mapToLong(Long::longValue)
+                            .sum();
         }
     }
 
@@ -170,18 +180,20 @@ class KillDuringUploadIT {
     /** Every task's latest checkpoint restored from Kafka into an empty directory, every key decoded. */
     private Map<String, JsonNode> restoredStatePerUser() throws IOException {
         Map<String, JsonNode> state = new HashMap<>();
-        Map<String, TaskCheckpoint> latest = new CheckpointReader(clients, app + "-checkpoints").latest(null,
-                Duration.ofSeconds(30));
+        Map<String, TaskCheckpoint> latest =
+                new CheckpointReader(clients, app + "-checkpoints").latest(null, Duration.ofSeconds(30));
         assertEquals(4, latest.size());
         try (KafkaSnapshotStore store = new KafkaSnapshotStore(clients, app + "-snapshots", "test-restore");
-                RocksDbBackend backend = new RocksDbBackend(dir.resolve("empty"), new RocksDbSettings(8 << 20, 4 << 20))) {
+                RocksDbBackend backend =
+                        new RocksDbBackend(dir.resolve("empty"), new RocksDbSettings(8 << 20, 4 << 20))) {
             for (TaskCheckpoint c : latest.values()) {
-                try (StateStore s = backend.open(c.task(), "verify", new RestorePoint(c.task(), c.checkpointId(),
-                        c.state()), store)) {
+                try (StateStore s = backend.open(
+                        c.task(), "verify", new RestorePoint(c.task(), c.checkpointId(), c.state()), store)) {
                     for (Iterator<Map.Entry<byte[], byte[]>> it = s.scan(new byte[0]); it.hasNext(); ) {
                         // Through text, so numbers compare as the emitted JSON does (int vs long nodes).
-                        JsonNode doc = JSON.readTree(
-                                new io.weir.operators.CompactJson().deserialize(it.next().getValue()).toString());
+                        JsonNode doc = JSON.readTree(new io.weir.operators.CompactJson()
+                                .deserialize(it.next().getValue())
+                                .toString());
                         state.put(doc.get("user").asText(), doc);
                     }
                 }

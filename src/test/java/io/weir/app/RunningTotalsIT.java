@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.weir.fixtures.TotalsJob;
 import io.weir.config.WeirConfig;
 import io.weir.fixtures.KafkaFixture;
+import io.weir.fixtures.TotalsJob;
 import io.weir.kafka.KafkaClients;
 import io.weir.kafka.Topics;
 import io.weir.tools.OrderGenerator;
@@ -16,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
@@ -37,7 +36,9 @@ class RunningTotalsIT {
 
         Job(String... overrides) {
             List<String> sets = new ArrayList<>(List.of(
-                    "instance-id=i1", "processing.checkpoint.interval=200ms", "processing.restart.initial-backoff=100ms"));
+                    "instance-id=i1",
+                    "processing.checkpoint.interval=200ms",
+                    "processing.restart.initial-backoff=100ms"));
             sets.addAll(List.of(overrides));
             config = topics.config(sets.toArray(String[]::new));
         }
@@ -48,8 +49,14 @@ class RunningTotalsIT {
 
         /** Another member of the same group, with its own instance id. */
         Instance startPeer(String instanceId) throws Exception {
-            return start(new WeirConfig(config.application(), instanceId, config.kafka(), config.processing(),
-                    config.deadLetter(), config.http(), config.pipeline()));
+            return start(new WeirConfig(
+                    config.application(),
+                    instanceId,
+                    config.kafka(),
+                    config.processing(),
+                    config.deadLetter(),
+                    config.http(),
+                    config.pipeline()));
         }
 
         private static Instance start(WeirConfig config) throws Exception {
@@ -128,7 +135,8 @@ class RunningTotalsIT {
                 job.produce(10_000, 8);
                 job.awaitVerified(20_000);
                 assertTrue(b.counters().recordsIn.sum() > 0, "the peer processed none of the new orders");
-                assertTrue(a.counters().recordsIn.sum() > 10_000, "the first instance processed none of the new orders");
+                assertTrue(
+                        a.counters().recordsIn.sum() > 10_000, "the first instance processed none of the new orders");
             }
             // b is gone: after its session times out, a owns all partitions again.
             job.produce(10_000, 9);
@@ -157,7 +165,8 @@ class RunningTotalsIT {
         Job job = new Job("processing.guarantee=at-least-once");
         job.produce(10_000, 5);
         try (Instance instance = job.start()) {
-            await().atMost(DEADLINE).pollInterval(Duration.ofMillis(250)).until(() -> job.verify(false).ok());
+            await().atMost(DEADLINE).pollInterval(Duration.ofMillis(250)).until(() -> job.verify(false)
+                    .ok());
         }
         assertTrue(job.verify(false).ok());
     }
@@ -170,8 +179,11 @@ class RunningTotalsIT {
         try (KafkaProducer<byte[], byte[]> leftover = clients.transactionalProducer(job.app + "-i1-5", 600_000)) {
             leftover.initTransactions();
             leftover.beginTransaction();
-            leftover.send(new ProducerRecord<>(job.totals, "u0".getBytes(StandardCharsets.UTF_8),
-                    "{\"user\":\"u0\",\"count\":99}".getBytes(StandardCharsets.UTF_8))).get();
+            leftover.send(new ProducerRecord<>(
+                            job.totals,
+                            "u0".getBytes(StandardCharsets.UTF_8),
+                            "{\"user\":\"u0\",\"count\":99}".getBytes(StandardCharsets.UTF_8)))
+                    .get();
             leftover.flush();
             job.produce(2_000, 6);
             // The open transaction pins the last stable offset: without the abort, read_committed

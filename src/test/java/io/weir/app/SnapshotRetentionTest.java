@@ -40,7 +40,9 @@ class SnapshotRetentionTest {
     Path dir;
 
     private static Set<String> listed(SnapshotStore store) throws IOException {
-        return store.list(n -> n.startsWith(TASK + "/")).stream().map(StoredFile::name).collect(Collectors.toSet());
+        return store.list(n -> n.startsWith(TASK + "/")).stream()
+                .map(StoredFile::name)
+                .collect(Collectors.toSet());
     }
 
     private static Set<String> referenced(Iterable<StateHandle> handles) {
@@ -155,8 +157,12 @@ class SnapshotRetentionTest {
         StoredFile current = new StoredFile("t-0/now/3/3.sst", 1, 0, List.of());
         StoredFile otherTask = new StoredFile("t-1/a/2/2.sst", 1, 0, List.of());
         StoredFile prefixTwin = new StoredFile("t-01/a/2/2.sst", 1, 0, List.of());
-        assertEquals(List.of(orphan), OrphanSweep.orphans(List.of(kept, orphan, current, otherTask, prefixTwin),
-                Map.of("t-0", Set.of(kept.name())), "now"));
+        assertEquals(
+                List.of(orphan),
+                OrphanSweep.orphans(
+                        List.of(kept, orphan, current, otherTask, prefixTwin),
+                        Map.of("t-0", Set.of(kept.name())),
+                        "now"));
     }
 
     @Test

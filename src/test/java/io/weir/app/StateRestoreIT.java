@@ -49,12 +49,19 @@ class StateRestoreIT {
             g.send(2_000);
         }
         try (Instance first = start(config(app, orders, "pod-1"))) {
-            await().atMost(DEADLINE).until(() -> new RunningTotalsVerifier(KafkaFixture.bootstrap())
-                    .verify(orders, app + "-totals", true).outputs() >= 2_000
-                    && first.stats().lastCompletedCheckpoint() > 0);
+            await().atMost(DEADLINE)
+                    .until(() -> new RunningTotalsVerifier(KafkaFixture.bootstrap())
+                                            .verify(orders, app + "-totals", true)
+                                            .outputs()
+                                    >= 2_000
+                            && first.stats().lastCompletedCheckpoint() > 0);
         }
-        TaskCheckpoint checkpoint = new CheckpointReader(KafkaClients.of(KafkaFixture.bootstrap()),
-                app + "-checkpoints").latest(null, Duration.ofSeconds(30)).values().iterator().next();
+        TaskCheckpoint checkpoint = new CheckpointReader(
+                        KafkaClients.of(KafkaFixture.bootstrap()), app + "-checkpoints")
+                .latest(null, Duration.ofSeconds(30))
+                .values()
+                .iterator()
+                .next();
         StoredFile lost = checkpoint.state().files().get(0);
         Files.delete(dir.resolve("snapshots").resolve(lost.name()));
 
@@ -80,22 +87,32 @@ class StateRestoreIT {
         produce(orders, 10_000, 31);
         AtomicBoolean failNext = new AtomicBoolean();
         AtomicReference<String> failed = new AtomicReference<>();
-        Seams seams = new Seams(store -> new ForwardingSnapshotStore(store) {
-            @Override
-            public StoredFile write(String name, Path file) throws IOException {
-                StoredFile stored = inner.write(name, file); // stored, then refused: an orphan to sweep
-                if (failNext.compareAndSet(true, false)) {
-                    failed.set(name);
-                    throw new IOException("injected upload failure");
-                }
-                return stored;
-            }
-        }, UnaryOperator.identity());
-        WeirConfig config = new ConfigLoader().load(Path.of("config/examples/running-totals.yaml"), Map.of(),
-                List.of("application=" + app, "instance-id=i1", "kafka.bootstrap=" + KafkaFixture.bootstrap(),
-                        "pipeline.0.source.topic=" + orders, "pipeline.2.sink.topic=" + app + "-totals",
-                        "processing.checkpoint.interval=200ms", "processing.restart.initial-backoff=100ms",
-                        "processing.state.dir=" + dir.resolve("pod-1")));
+        Seams seams = new Seams(
+                store -> new ForwardingSnapshotStore(store) {
+                    @Override
+                    public StoredFile write(String name, Path file) throws IOException {
+                        StoredFile stored = inner.write(name, file); // stored, then refused: an orphan to sweep
+                        if (failNext.compareAndSet(true, false)) {
+                            failed.set(name);
+                            throw new IOException("injected upload failure");
+                        }
+                        return stored;
+                    }
+                },
+                UnaryOperator.identity());
+        WeirConfig config = new ConfigLoader()
+                .load(
+                        Path.of("config/examples/running-totals.yaml"),
+                        Map.of(),
+                        List.of(
+                                "application=" + app,
+                                "instance-id=i1",
+                                "kafka.bootstrap=" + KafkaFixture.bootstrap(),
+                                "pipeline.0.source.topic=" + orders,
+                                "pipeline.2.sink.topic=" + app + "-totals",
+                                "processing.checkpoint.interval=200ms",
+                                "processing.restart.initial-backoff=100ms",
+                                "processing.state.dir=" + dir.resolve("pod-1")));
         KafkaClients clients = KafkaClients.of(KafkaFixture.bootstrap());
         try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config), seams);
                 KafkaSnapshotStore store = new KafkaSnapshotStore(clients, app + "-snapshots", "test")) {
@@ -106,7 +123,8 @@ class StateRestoreIT {
             await().atMost(DEADLINE).until(() -> failed.get() != null);
             awaitVerified(orders, app, 20_000);
             // Only a new execution sweeps: the file's disappearance shows the failover happened.
-            await().atMost(DEADLINE).until(() -> store.list(n -> n.equals(failed.get())).isEmpty());
+            await().atMost(DEADLINE)
+                    .until(() -> store.list(n -> n.equals(failed.get())).isEmpty());
         }
         RunningTotalsVerifier.Result result = verify(orders, app);
         assertTrue(result.ok(), result.toString());
@@ -131,18 +149,22 @@ class StateRestoreIT {
     }
 
     private WeirConfig config(String app, String orders, String pod) throws Exception {
-        return new ConfigLoader().load(Path.of("config/examples/running-totals.yaml"), Map.of(), List.of(
-                "application=" + app,
-                "instance-id=i1",
-                "kafka.bootstrap=" + KafkaFixture.bootstrap(),
-                "pipeline.0.source.topic=" + orders,
-                "pipeline.2.sink.topic=" + app + "-totals",
-                "processing.checkpoint.interval=200ms",
-                "processing.restart.strategy=none",
-                "processing.state.backend=rocksdb",
-                "processing.state.dir=" + dir.resolve(pod),
-                "processing.state.snapshots=filesystem",
-                "processing.state.snapshot-dir=" + dir.resolve("snapshots")));
+        return new ConfigLoader()
+                .load(
+                        Path.of("config/examples/running-totals.yaml"),
+                        Map.of(),
+                        List.of(
+                                "application=" + app,
+                                "instance-id=i1",
+                                "kafka.bootstrap=" + KafkaFixture.bootstrap(),
+                                "pipeline.0.source.topic=" + orders,
+                                "pipeline.2.sink.topic=" + app + "-totals",
+                                "processing.checkpoint.interval=200ms",
+                                "processing.restart.strategy=none",
+                                "processing.state.backend=rocksdb",
+                                "processing.state.dir=" + dir.resolve(pod),
+                                "processing.state.snapshots=filesystem",
+                                "processing.state.snapshot-dir=" + dir.resolve("snapshots")));
     }
 
     private static Instance start(WeirConfig config) throws Exception {

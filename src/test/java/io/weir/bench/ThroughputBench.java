@@ -81,7 +81,8 @@ public final class ThroughputBench {
         this.recoveryRounds = Integer.parseInt(options.getOrDefault("recovery-rounds", "3"));
         this.verify = options.containsKey("verify");
         this.profileDir = options.containsKey("profile") ? Path.of(options.get("profile")) : null;
-        this.extraSettings = options.containsKey("set") ? List.of(options.get("set").split(",")) : List.of();
+        this.extraSettings =
+                options.containsKey("set") ? List.of(options.get("set").split(",")) : List.of();
         this.skipCopy = options.containsKey("skip-copy");
     }
 
@@ -109,12 +110,17 @@ public final class ThroughputBench {
         }
     }
 
-    private record Recovery(int round, long committedBeforeKill, long killMillis, long firstOutputMillis,
-            String childTimes) {}
+    private record Recovery(
+            int round, long committedBeforeKill, long killMillis, long firstOutputMillis, String childTimes) {}
 
     private void run() throws Exception {
-        System.out.printf("Weir throughput benchmark: %,d orders, %d partitions, %,d users, %d cores, java %s%n",
-                orders, partitions, users, Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+        System.out.printf(
+                "Weir throughput benchmark: %,d orders, %d partitions, %,d users, %d cores, java %s%n",
+                orders,
+                partitions,
+                users,
+                Runtime.getRuntime().availableProcessors(),
+                System.getProperty("java.version"));
         try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
             bootstrap = kafka.bootstrapServers();
             admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
@@ -123,8 +129,8 @@ public final class ThroughputBench {
             try (OrderGenerator generator = new OrderGenerator(bootstrap, input, users, 42)) {
                 generator.send(orders);
             }
-            Run load = new Run("load (order generator, idempotent producer)", orders, System.nanoTime() - loadStart,
-                    null);
+            Run load =
+                    new Run("load (order generator, idempotent producer)", orders, System.nanoTime() - loadStart, null);
             System.out.printf("loaded in %.1f s (%,.0f records/s)%n", load.nanos / 1e9, load.perSecond());
 
             // Warm-up: one unreported pass of the copy and of the job, so the measured runs compare
@@ -144,11 +150,17 @@ public final class ThroughputBench {
             List<Recovery> recoveries = recovery();
 
             System.out.println();
-            System.out.println("| run | seconds | records/s | of the copy | CPU: machine / this JVM (of 100 % = all cores) |");
+            System.out.println(
+                    "| run | seconds | records/s | of the copy | CPU: machine / this JVM (of 100 % = all cores) |");
             System.out.println("| --- | ---: | ---: | ---: | ---: |");
             for (Run r : List.of(copy, eo, alo)) {
-                System.out.printf("| %s | %.1f | %,.0f | %.0f %% | %s |%n", r.name, r.nanos / 1e9, r.perSecond(),
-                        100 * r.perSecond() / copy.perSecond(), r.cpu == null ? "" : r.cpu);
+                System.out.printf(
+                        "| %s | %.1f | %,.0f | %.0f %% | %s |%n",
+                        r.name,
+                        r.nanos / 1e9,
+                        r.perSecond(),
+                        100 * r.perSecond() / copy.perSecond(),
+                        r.cpu == null ? "" : r.cpu);
             }
             System.out.println();
             System.out.println("Recovery after kill -9 (exactly-once, child JVM, 1 s checkpoints; restarted at once"
@@ -158,17 +170,23 @@ public final class ThroughputBench {
                     + " / restored / first checkpoint |");
             System.out.println("| ---: | ---: | ---: | ---: | --- |");
             for (Recovery r : recoveries) {
-                System.out.printf("| %d | %,d | %d | %d | %s |%n", r.round, r.committedBeforeKill, r.killMillis,
-                        r.firstOutputMillis, r.childTimes);
+                System.out.printf(
+                        "| %d | %,d | %d | %d | %s |%n",
+                        r.round, r.committedBeforeKill, r.killMillis, r.firstOutputMillis, r.childTimes);
             }
             admin.close();
         }
     }
 
     private static void report(Run run, Run ceiling) {
-        System.out.printf("%s: %,d records in %.1f s = %,.0f records/s (%.0f %% of the copy; CPU machine / this JVM:"
-                + " %s)%n", run.name, run.records, run.nanos / 1e9, run.perSecond(),
-                100 * run.perSecond() / ceiling.perSecond(), run.cpu);
+        System.out.printf(
+                "%s: %,d records in %.1f s = %,.0f records/s (%.0f %% of the copy; CPU machine / this JVM:" + " %s)%n",
+                run.name,
+                run.records,
+                run.nanos / 1e9,
+                run.perSecond(),
+                100 * run.perSecond() / ceiling.perSecond(),
+                run.cpu);
     }
 
     /** The ceiling: one thread polls every input partition from 0 and sends each record on, no transactions. */
@@ -189,10 +207,10 @@ public final class ThroughputBench {
         AtomicReference<Exception> failed = new AtomicReference<>();
         CpuSampler cpu = CpuSampler.start();
         long start = System.nanoTime();
-        try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(c, new ByteArrayDeserializer(),
-                        new ByteArrayDeserializer());
-                KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(),
-                        new ByteArraySerializer())) {
+        try (KafkaConsumer<byte[], byte[]> consumer =
+                        new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+                KafkaProducer<byte[], byte[]> producer =
+                        new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
             List<TopicPartition> parts = new ArrayList<>();
             for (int i = 0; i < partitions; i++) {
                 parts.add(new TopicPartition(input, i));
@@ -233,7 +251,8 @@ public final class ThroughputBench {
                 "pipeline.2.sink.topic=" + output,
                 "processing.checkpoint.interval=1s",
                 "processing.guarantee=" + (exactlyOnce ? "exactly-once" : "at-least-once"),
-                "processing.state.dir=" + Path.of("target", "bench-state", application).toAbsolutePath()));
+                "processing.state.dir="
+                        + Path.of("target", "bench-state", application).toAbsolutePath()));
         sets.addAll(extraSettings);
         WeirConfig config = new ConfigLoader().load(EXAMPLE, Map.of(), sets);
         Recording recording = startProfile(application);
@@ -249,16 +268,22 @@ public final class ThroughputBench {
                 TimeUnit.MILLISECONDS.sleep(20);
                 if (System.nanoTime() - lastPrint > 10_000_000_000L) {
                     lastPrint = System.nanoTime();
-                    System.out.printf("  %s: %,d committed, checkpoint %d took %d ms%n", application,
-                            committed(application), instance.stats().lastCompletedCheckpoint(),
+                    System.out.printf(
+                            "  %s: %,d committed, checkpoint %d took %d ms%n",
+                            application,
+                            committed(application),
+                            instance.stats().lastCompletedCheckpoint(),
                             instance.stats().lastCheckpointMillis());
                 }
             }
             long nanos = System.nanoTime() - start;
             CpuSampler.Load load = cpu.stop();
             stopProfile(recording, application);
-            System.out.printf("  %s: %d checkpoints, last took %d ms, %d failovers%n", application,
-                    instance.stats().lastCompletedCheckpoint(), instance.stats().lastCheckpointMillis(),
+            System.out.printf(
+                    "  %s: %d checkpoints, last took %d ms, %d failovers%n",
+                    application,
+                    instance.stats().lastCompletedCheckpoint(),
+                    instance.stats().lastCheckpointMillis(),
                     instance.stats().failovers());
             String name = "running totals, " + (exactlyOnce ? "exactly-once" : "at-least-once") + ", 1 s checkpoints";
             Run run = new Run(name, orders, nanos, load);
@@ -286,9 +311,11 @@ public final class ThroughputBench {
                 "pipeline.0.source.topic=" + input,
                 "pipeline.2.sink.topic=" + output,
                 "processing.checkpoint.interval=1s",
-                "processing.state.dir=" + Path.of("target", "bench-state", application).toAbsolutePath()));
+                "processing.state.dir="
+                        + Path.of("target", "bench-state", application).toAbsolutePath()));
         sets.addAll(extraSettings);
-        String logging = "-Dlogback.configurationFile=" + Path.of("bench", "logback-recovery.xml").toAbsolutePath();
+        String logging = "-Dlogback.configurationFile="
+                + Path.of("bench", "logback-recovery.xml").toAbsolutePath();
         try (WeirProcess weir = WeirProcess.run(application, EXAMPLE, sets, logging);
                 KafkaConsumer<byte[], byte[]> reader = committedReader()) {
             weir.start();
@@ -319,17 +346,18 @@ public final class ThroughputBench {
                     if (!reader.poll(Duration.ofMillis(5)).isEmpty()) {
                         firstOutput = (System.nanoTime() - restartStart) / 1_000_000;
                     } else if (System.nanoTime() - restartStart > TimeUnit.MINUTES.toNanos(2)) {
-                        throw new IllegalStateException("no committed output within 2 minutes of restart; see "
-                                + weir.log());
+                        throw new IllegalStateException(
+                                "no committed output within 2 minutes of restart; see " + weir.log());
                     } else {
                         weir.assertAlive();
                     }
                 }
-                Recovery r = new Recovery(round, committedAtKill, killMillis, firstOutput,
-                        childTimes(weir.log(), restartedAt));
-                System.out.printf("  recovery %d: killed at %,d committed inputs in %d ms; first new committed "
-                        + "output %d ms after the restart (%s)%n", round, committedAtKill, killMillis, firstOutput,
-                        r.childTimes);
+                Recovery r = new Recovery(
+                        round, committedAtKill, killMillis, firstOutput, childTimes(weir.log(), restartedAt));
+                System.out.printf(
+                        "  recovery %d: killed at %,d committed inputs in %d ms; first new committed "
+                                + "output %d ms after the restart (%s)%n",
+                        round, committedAtKill, killMillis, firstOutput, r.childTimes);
                 results.add(r);
             }
         }
@@ -345,8 +373,8 @@ public final class ThroughputBench {
     private static String childTimes(Path log, LocalTime restartedAt) throws Exception {
         List<String> lines = Files.readAllLines(log);
         List<String> times = new ArrayList<>();
-        for (String marker : List.of("started as instance", "partitions assigned", "initialised ", "restored ",
-                "completed in ")) {
+        for (String marker :
+                List.of("started as instance", "partitions assigned", "initialised ", "restored ", "completed in ")) {
             times.add(logTime(lines, marker, restartedAt));
         }
         return String.join(" / ", times);
@@ -376,7 +404,8 @@ public final class ThroughputBench {
             request.put(new TopicPartition(topic, i), OffsetSpec.latest());
         }
         Map<TopicPartition, Long> out = new HashMap<>();
-        admin.listOffsets(request, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED)).all()
+        admin.listOffsets(request, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+                .all()
                 .get(30, TimeUnit.SECONDS)
                 .forEach((tp, info) -> out.put(tp, info.offset()));
         return out;
@@ -385,12 +414,18 @@ public final class ThroughputBench {
     /** The input positions the group committed, summed over partitions. */
     private long committed(String group) throws Exception {
         Map<TopicPartition, OffsetAndMetadata> offsets = admin.listConsumerGroupOffsets(group)
-                .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
-        return offsets.values().stream().filter(o -> o != null).mapToLong(OffsetAndMetadata::offset).sum();
+                .partitionsToOffsetAndMetadata()
+                .get(30, TimeUnit.SECONDS);
+        return offsets.values().stream()
+                .filter(o -> o != null)
+                .mapToLong(OffsetAndMetadata::offset)
+                .sum();
     }
 
     private String createTopic(String name) throws Exception {
-        admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(30, TimeUnit.SECONDS);
+        admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
+                .all()
+                .get(30, TimeUnit.SECONDS);
         // Wait until every partition's leader answers, so the first sends never race its election.
         Map<TopicPartition, OffsetSpec> request = new HashMap<>();
         for (int i = 0; i < partitions; i++) {

@@ -61,14 +61,16 @@ class BarrierHandlerProperties {
     private static Arbitrary<Script> scripts(boolean gaps, boolean aborts) {
         Arbitrary<Integer> channels = Arbitraries.integers().between(1, 4);
         Arbitrary<Boolean> align = Arbitraries.of(true, false);
-        Arbitrary<TreeSet<Long>> ids = Arbitraries.longs().between(1, MAX_ID).set().ofMaxSize(MAX_ID).map(TreeSet::new);
+        Arbitrary<TreeSet<Long>> ids =
+                Arbitraries.longs().between(1, MAX_ID).set().ofMaxSize(MAX_ID).map(TreeSet::new);
         // About one step in thirteen is an abort, when aborts are wanted.
         Arbitrary<Step> step = Combinators.combine(
                         Arbitraries.integers().between(0, 12).withDistribution(RandomDistribution.uniform()),
                         Arbitraries.integers().between(0, 3),
                         Arbitraries.longs().between(1, MAX_ID))
                 .as((kind, pick, id) -> new Step(pick, aborts && kind == 0 ? id : 0));
-        return Combinators.combine(channels, align, ids.list().ofSize(4), ids, step.list().ofMaxSize(40))
+        return Combinators.combine(
+                        channels, align, ids.list().ofSize(4), ids, step.list().ofMaxSize(40))
                 .as((n, a, perChannel, shared, steps) -> {
                     List<TreeSet<Long>> barriers = new ArrayList<>();
                     for (int c = 0; c < n; c++) {
@@ -157,13 +159,15 @@ class BarrierHandlerProperties {
                 assertEquals(id, s.checkpointId());
                 return;
             }
-            assertTrue(id > finishedUpTo, "barrier " + id + " is not stale although " + finishedUpTo + " finished: "
-                    + decision);
+            assertTrue(
+                    id > finishedUpTo,
+                    "barrier " + id + " is not stale although " + finishedUpTo + " finished: " + decision);
             if (decision instanceof Snapshot s) {
                 assertEquals(id, s.checkpointId(), "snapshot of another id than the barrier that completed it");
                 for (int c = 0; c < script.channels(); c++) {
-                    assertTrue(delivered.get(c).contains(id), "snapshot " + id + " but channel " + c
-                            + " delivered only " + delivered.get(c));
+                    assertTrue(
+                            delivered.get(c).contains(id),
+                            "snapshot " + id + " but channel " + c + " delivered only " + delivered.get(c));
                     if (script.align()) {
                         // Aligned: no channel went past the cut before the snapshot.
                         List<Long> d = delivered.get(c);
@@ -171,8 +175,9 @@ class BarrierHandlerProperties {
                     }
                 }
                 if (!snapshots.isEmpty()) {
-                    assertTrue(id > snapshots.get(snapshots.size() - 1), "snapshots out of order: " + snapshots
-                            + " then " + id);
+                    assertTrue(
+                            id > snapshots.get(snapshots.size() - 1),
+                            "snapshots out of order: " + snapshots + " then " + id);
                 }
                 snapshots.add(id);
                 finishedUpTo = id;
@@ -197,8 +202,10 @@ class BarrierHandlerProperties {
             for (int c = 0; c < script.channels(); c++) {
                 // A channel is blocked exactly when it delivered the aligning checkpoint's barrier.
                 boolean expected = aligning != 0 && delivered.get(c).contains(aligning);
-                assertEquals(expected, handler.isBlocked(c), "channel " + c + " blocked, aligning " + aligning
-                        + ", delivered " + delivered.get(c));
+                assertEquals(
+                        expected,
+                        handler.isBlocked(c),
+                        "channel " + c + " blocked, aligning " + aligning + ", delivered " + delivered.get(c));
             }
         }
     }

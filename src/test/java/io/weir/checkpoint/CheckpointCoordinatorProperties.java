@@ -77,9 +77,15 @@ class CheckpointCoordinatorProperties {
         final int maxConcurrent;
         final CheckpointCoordinator coordinator;
         final Map<String, InputPartition> inputs = Map.of(
-                "t-0", new InputPartition("in", 0), "t-1", new InputPartition("in", 1), "t-2", new InputPartition("in", 2));
+                "t-0",
+                new InputPartition("in", 0),
+                "t-1",
+                new InputPartition("in", 1),
+                "t-2",
+                new InputPartition("in", 2));
         /** Ids answered "injected", in answer order. */
         final List<Long> injected = new ArrayList<>();
+
         final Set<String> acked = new HashSet<>();
         int answered;
         int skips;
@@ -88,10 +94,23 @@ class CheckpointCoordinatorProperties {
         Sim(int maxConcurrent) {
             this.maxConcurrent = maxConcurrent;
             Map<String, List<InputPartition>> taskInputs = Map.of(
-                    "t-0", List.of(inputs.get("t-0")), "t-1", List.of(inputs.get("t-1")), "t-2", List.of(inputs.get("t-2")));
+                    "t-0",
+                    List.of(inputs.get("t-0")),
+                    "t-1",
+                    List.of(inputs.get("t-1")),
+                    "t-2",
+                    List.of(inputs.get("t-2")));
             coordinator = new CheckpointCoordinator(new CheckpointCoordinator.Setup(
-                    new CheckpointSettings(INTERVAL, TIMEOUT, maxConcurrent, Duration.ZERO), taskInputs, 0, io,
-                    snapshots, loop, uploads, committer, clock, listener));
+                    new CheckpointSettings(INTERVAL, TIMEOUT, maxConcurrent, Duration.ZERO),
+                    taskInputs,
+                    0,
+                    io,
+                    snapshots,
+                    loop,
+                    uploads,
+                    committer,
+                    clock,
+                    listener));
             coordinator.start();
         }
 
@@ -155,8 +174,8 @@ class CheckpointCoordinatorProperties {
                 coordinator.skipped(id);
             } else {
                 injected.add(id);
-                Map<InputPartition, Long> positions = Map.of(inputs.get("t-0"), id, inputs.get("t-1"), id,
-                        inputs.get("t-2"), id);
+                Map<InputPartition, Long> positions =
+                        Map.of(inputs.get("t-0"), id, inputs.get("t-1"), id, inputs.get("t-2"), id);
                 coordinator.injected(id, positions, "token");
             }
         }
@@ -203,11 +222,14 @@ class CheckpointCoordinatorProperties {
             for (int i = 0; i < log.size(); i++) {
                 if (log.get(i).startsWith("inject ")) {
                     long id = Long.parseLong(log.get(i).substring(7));
-                    assertTrue(log.subList(0, i).contains("open " + (id + 1)), "barrier " + id + " before its next epoch");
+                    assertTrue(
+                            log.subList(0, i).contains("open " + (id + 1)), "barrier " + id + " before its next epoch");
                 }
             }
             // Commits strictly in id order, each of a complete checkpoint.
-            List<Long> commitCalls = log.stream().filter(l -> l.startsWith("commit ")).map(l -> Long.parseLong(l.substring(7)))
+            List<Long> commitCalls = log.stream()
+                    .filter(l -> l.startsWith("commit "))
+                    .map(l -> Long.parseLong(l.substring(7)))
                     .toList();
             for (int i = 0; i < commitCalls.size(); i++) {
                 assertEquals(i + 1, commitCalls.get(i), "commits " + commitCalls);
@@ -216,12 +238,15 @@ class CheckpointCoordinatorProperties {
                 assertTrue(injected.contains(c.checkpointId()), "commit of " + c.checkpointId() + " never injected");
                 assertEquals(TASKS.size(), c.tasks().size());
                 for (TaskCheckpoint t : c.tasks()) {
-                    assertEquals(t.task() + "/" + c.checkpointId(), t.state().files().get(0).name());
+                    assertEquals(
+                            t.task() + "/" + c.checkpointId(),
+                            t.state().files().get(0).name());
                     assertEquals(Map.of(inputs.get(t.task()), c.checkpointId()), t.positions());
                 }
             }
             // In flight: requested, not skipped, not committed.
-            long inFlight = io.injectRequests().size() - skips - io.committedIds().size();
+            long inFlight =
+                    io.injectRequests().size() - skips - io.committedIds().size();
             assertTrue(inFlight <= maxConcurrent || !listener.failures().isEmpty(), inFlight + " in flight");
             assertTrue(io.injectRequests().size() - answered <= 1, "more than one unanswered barrier request");
             // A failure is reported once; afterwards only the commit already submitted may run.

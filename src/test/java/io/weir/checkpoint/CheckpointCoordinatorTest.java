@@ -47,9 +47,17 @@ class CheckpointCoordinatorTest {
 
     private CheckpointCoordinator start(int maxConcurrent, Duration minPause, long lastCompletedId) {
         CheckpointSettings settings = new CheckpointSettings(INTERVAL, TIMEOUT, maxConcurrent, minPause);
-        coordinator = new CheckpointCoordinator(new CheckpointCoordinator.Setup(settings,
-                Map.of("t-0", List.of(P0), "t-1", List.of(P1)), lastCompletedId, io, snapshots, loop, uploads,
-                committer, clock, listener));
+        coordinator = new CheckpointCoordinator(new CheckpointCoordinator.Setup(
+                settings,
+                Map.of("t-0", List.of(P0), "t-1", List.of(P1)),
+                lastCompletedId,
+                io,
+                snapshots,
+                loop,
+                uploads,
+                committer,
+                clock,
+                listener));
         coordinator.start();
         return coordinator;
     }
@@ -146,7 +154,8 @@ class CheckpointCoordinatorTest {
         for (long id = 1; id <= 5; id++) {
             int open = log.indexOf("open " + (id + 1));
             int inject = log.indexOf("inject " + id);
-            assertTrue(open >= 0 && open < inject, "epoch " + (id + 1) + " not opened before barrier " + id + ": " + log);
+            assertTrue(
+                    open >= 0 && open < inject, "epoch " + (id + 1) + " not opened before barrier " + id + ": " + log);
         }
         assertEquals(List.of(1L, 2L, 3L, 4L, 5L), io.committedIds());
     }
@@ -168,7 +177,10 @@ class CheckpointCoordinatorTest {
         assertEquals(1, commit.checkpointId());
         assertSame(FENCING, commit.fencingToken());
         assertEquals(Map.of(P0, 101L, P1, 201L), commit.positions());
-        TaskCheckpoint t0 = commit.tasks().stream().filter(t -> t.task().equals("t-0")).findFirst().orElseThrow();
+        TaskCheckpoint t0 = commit.tasks().stream()
+                .filter(t -> t.task().equals("t-0"))
+                .findFirst()
+                .orElseThrow();
         assertEquals(Map.of(P0, 101L), t0.positions());
         assertEquals("t-0/1", t0.state().files().get(0).name());
         assertEquals(2, commit.tasks().size());
@@ -366,7 +378,9 @@ class CheckpointCoordinatorTest {
         Failed failed = onlyFailure();
         assertEquals(1, failed.checkpointId());
         assertEquals(FailureReason.TIMEOUT, failed.reason());
-        assertTrue(failed.cause().getMessage().contains("1 of 2 tasks"), failed.cause().getMessage());
+        assertTrue(
+                failed.cause().getMessage().contains("1 of 2 tasks"),
+                failed.cause().getMessage());
         ack("t-1", 1);
         settle();
         loop.advance(TIMEOUT.multipliedBy(3));
@@ -421,7 +435,9 @@ class CheckpointCoordinatorTest {
         assertEquals("producer fenced", failed.cause().getCause().getMessage());
         loop.advance(TIMEOUT.multipliedBy(2));
         settle();
-        assertEquals(List.of("commit 1"), io.log().stream().filter(l -> l.startsWith("commit")).toList());
+        assertEquals(
+                List.of("commit 1"),
+                io.log().stream().filter(l -> l.startsWith("commit")).toList());
         assertEquals(List.of(), listener.completedIds());
         assertEquals(1, listener.failures().size());
     }
@@ -436,7 +452,9 @@ class CheckpointCoordinatorTest {
         settle();
 
         assertEquals(FailureReason.COMMIT_FAILED, onlyFailure().reason());
-        assertTrue(onlyFailure().cause().getMessage().contains("in-1"), onlyFailure().cause().getMessage());
+        assertTrue(
+                onlyFailure().cause().getMessage().contains("in-1"),
+                onlyFailure().cause().getMessage());
         assertEquals(List.of(), io.committedIds());
     }
 

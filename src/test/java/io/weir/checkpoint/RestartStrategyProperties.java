@@ -12,8 +12,16 @@ import net.jqwik.api.constraints.IntRange;
 
 class RestartStrategyProperties {
     private static Settings exponential(long initialMs, long maxMs, double multiplier, double jitter, int attempts) {
-        return new Settings(Kind.EXPONENTIAL_BACKOFF, Duration.ZERO, Duration.ofMillis(initialMs),
-                Duration.ofMillis(maxMs), multiplier, jitter, attempts, 0, Duration.ZERO);
+        return new Settings(
+                Kind.EXPONENTIAL_BACKOFF,
+                Duration.ZERO,
+                Duration.ofMillis(initialMs),
+                Duration.ofMillis(maxMs),
+                multiplier,
+                jitter,
+                attempts,
+                0,
+                Duration.ZERO);
     }
 
     @Property(tries = 500, seed = "99")

@@ -18,8 +18,16 @@ class RestartStrategyTest {
     }
 
     private static Settings exponential(long initialMs, long maxMs, double multiplier, double jitter, int attempts) {
-        return new Settings(Kind.EXPONENTIAL_BACKOFF, Duration.ZERO, Duration.ofMillis(initialMs),
-                Duration.ofMillis(maxMs), multiplier, jitter, attempts, 0, Duration.ZERO);
+        return new Settings(
+                Kind.EXPONENTIAL_BACKOFF,
+                Duration.ZERO,
+                Duration.ofMillis(initialMs),
+                Duration.ofMillis(maxMs),
+                multiplier,
+                jitter,
+                attempts,
+                0,
+                Duration.ZERO);
     }
 
     private static Settings failureRate(Duration delay, int maxFailures, Duration window) {
@@ -131,8 +139,8 @@ class RestartStrategyTest {
 
     @Test
     void failureRateToleratesMaxFailuresWithinTheWindow() {
-        RestartStrategy restart = new RestartStrategy(failureRate(Duration.ofSeconds(2), 2, Duration.ofMinutes(1)),
-                () -> 0.5);
+        RestartStrategy restart =
+                new RestartStrategy(failureRate(Duration.ofSeconds(2), 2, Duration.ofMinutes(1)), () -> 0.5);
 
         assertEquals(Optional.of(Duration.ofSeconds(2)), restart.onFailure(0));
         assertEquals(Optional.of(Duration.ofSeconds(2)), restart.onFailure(10_000));
@@ -141,8 +149,8 @@ class RestartStrategyTest {
 
     @Test
     void failuresOlderThanTheWindowNoLongerCount() {
-        RestartStrategy restart = new RestartStrategy(failureRate(Duration.ofSeconds(2), 2, Duration.ofMinutes(1)),
-                () -> 0.5);
+        RestartStrategy restart =
+                new RestartStrategy(failureRate(Duration.ofSeconds(2), 2, Duration.ofMinutes(1)), () -> 0.5);
         restart.onFailure(0);
         restart.onFailure(10_000);
 
@@ -153,8 +161,8 @@ class RestartStrategyTest {
 
     @Test
     void progressDoesNotForgiveFailuresWithinTheRateWindow() {
-        RestartStrategy restart = new RestartStrategy(failureRate(Duration.ofSeconds(2), 1, Duration.ofMinutes(1)),
-                () -> 0.5);
+        RestartStrategy restart =
+                new RestartStrategy(failureRate(Duration.ofSeconds(2), 1, Duration.ofMinutes(1)), () -> 0.5);
         restart.onFailure(0);
 
         restart.onProgress();

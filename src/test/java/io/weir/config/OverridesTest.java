@@ -9,127 +9,150 @@ import org.junit.jupiter.api.Test;
 
 class OverridesTest {
 
-  @Test
-  void anOverrideReplacesAValue() {
-    WeirConfig config = Configs.load(Configs.MINIMAL, "processing.threads=8",
-        "application=other");
+    @Test
+    void anOverrideReplacesAValue() {
+        WeirConfig config = Configs.load(Configs.MINIMAL, "processing.threads=8", "application=other");
 
-    assertEquals(8, config.processing().threads());
-    assertEquals("other", config.application());
-  }
+        assertEquals(8, config.processing().threads());
+        assertEquals("other", config.application());
+    }
 
-  @Test
-  void anOverrideCreatesMissingSections() {
-    WeirConfig config = Configs.load(Configs.MINIMAL, "processing.checkpoint.interval=5s",
-        "processing.state.rocksdb.block-cache=1GiB");
+    @Test
+    void anOverrideCreatesMissingSections() {
+        WeirConfig config = Configs.load(
+                Configs.MINIMAL, "processing.checkpoint.interval=5s", "processing.state.rocksdb.block-cache=1GiB");
 
-    assertEquals(Duration.ofSeconds(5), config.processing().checkpoint().interval());
-    assertEquals(1L << 30, config.processing().state().rocksdb().blockCacheBytes());
-  }
+        assertEquals(Duration.ofSeconds(5), config.processing().checkpoint().interval());
+        assertEquals(1L << 30, config.processing().state().rocksdb().blockCacheBytes());
+    }
 
-  @Test
-  void laterOverridesWin() {
-    assertEquals(3, Configs.load(Configs.MINIMAL, "processing.threads=8",
-        "processing.threads=3").processing().threads());
-  }
+    @Test
+    void laterOverridesWin() {
+        assertEquals(
+                3,
+                Configs.load(Configs.MINIMAL, "processing.threads=8", "processing.threads=3")
+                        .processing()
+                        .threads());
+    }
 
-  @Test
-  void listItemsAreAddressedByIndexFromZero() {
-    WeirConfig config = Configs.load(Configs.MINIMAL, "pipeline.1.aggregate.key-as=user",
-        "pipeline.2.sink.topic=totals");
+    @Test
+    void listItemsAreAddressedByIndexFromZero() {
+        WeirConfig config =
+                Configs.load(Configs.MINIMAL, "pipeline.1.aggregate.key-as=user", "pipeline.2.sink.topic=totals");
 
-    assertEquals(List.of("user", "n"),
-        ((AggregateStep) config.pipeline().operators().get(0)).outputFields());
-    assertEquals("totals", config.pipeline().sink().topic());
-  }
+        assertEquals(
+                List.of("user", "n"),
+                ((AggregateStep) config.pipeline().operators().get(0)).outputFields());
+        assertEquals("totals", config.pipeline().sink().topic());
+    }
 
-  @Test
-  void propertyNamesKeepTheirDots() {
-    WeirConfig config = Configs.load(Configs.MINIMAL, "kafka.properties.max.poll.records=50",
-        "kafka.producer.linger.ms=5");
+    @Test
+    void propertyNamesKeepTheirDots() {
+        WeirConfig config =
+                Configs.load(Configs.MINIMAL, "kafka.properties.max.poll.records=50", "kafka.producer.linger.ms=5");
 
-    assertEquals(Map.of("max.poll.records", "50"), config.kafka().properties());
-    assertEquals(Map.of("linger.ms", "5"), config.kafka().producer());
-  }
+        assertEquals(Map.of("max.poll.records", "50"), config.kafka().properties());
+        assertEquals(Map.of("linger.ms", "5"), config.kafka().producer());
+    }
 
-  @Test
-  void flowValuesSetWholeMappings() {
-    WeirConfig config = Configs.load(Configs.MINIMAL,
-        "pipeline.1.aggregate.sum={amount: total, qty: items}");
+    @Test
+    void flowValuesSetWholeMappings() {
+        WeirConfig config = Configs.load(Configs.MINIMAL, "pipeline.1.aggregate.sum={amount: total, qty: items}");
 
-    assertEquals(Map.of("amount", "total", "qty", "items"),
-        ((AggregateStep) config.pipeline().operators().get(0)).sum());
-  }
+        assertEquals(
+                Map.of("amount", "total", "qty", "items"),
+                ((AggregateStep) config.pipeline().operators().get(0)).sum());
+    }
 
-  @Test
-  void otherValuesAreTextEvenIfTheyLookLikeYaml() {
-    WeirConfig config = Configs.load(Configs.MINIMAL,
-        "kafka.properties.sasl.jaas.config=a # b: \"c\"", "instance-id=");
+    @Test
+    void otherValuesAreTextEvenIfTheyLookLikeYaml() {
+        WeirConfig config =
+                Configs.load(Configs.MINIMAL, "kafka.properties.sasl.jaas.config=a # b: \"c\"", "instance-id=");
 
-    assertEquals("a # b: \"c\"", config.kafka().properties().get("sasl.jaas.config"));
-    assertEquals("test-host", config.instanceId());
-  }
+        assertEquals("a # b: \"c\"", config.kafka().properties().get("sasl.jaas.config"));
+        assertEquals("test-host", config.instanceId());
+    }
 
-  @Test
-  void overridesCanFillAnIncompleteFile() {
-    WeirConfig config = Configs.load("application: app\n", "pipeline.0.source.topic=in",
-        "pipeline.1.sink.topic=out");
+    @Test
+    void overridesCanFillAnIncompleteFile() {
+        WeirConfig config =
+                Configs.load("application: app\n", "pipeline.0.source.topic=in", "pipeline.1.sink.topic=out");
 
-    assertEquals(new Pipeline(new SourceStep("in", Format.JSON), List.of(),
-        new SinkStep("out", Format.JSON)), config.pipeline());
-  }
+        assertEquals(
+                new Pipeline(new SourceStep("in", Format.JSON), List.of(), new SinkStep("out", Format.JSON)),
+                config.pipeline());
+    }
 
-  @Test
-  void variablesAreSubstitutedInOverrides() {
-    WeirConfig config = Configs.load(Configs.MINIMAL, Map.of("HOSTS", "k:9092"),
-        "kafka.bootstrap=${HOSTS}");
+    @Test
+    void variablesAreSubstitutedInOverrides() {
+        WeirConfig config = Configs.load(Configs.MINIMAL, Map.of("HOSTS", "k:9092"), "kafka.bootstrap=${HOSTS}");
 
-    assertEquals("k:9092", config.kafka().bootstrap());
-  }
+        assertEquals("k:9092", config.kafka().bootstrap());
+    }
 
-  @Test
-  void errorsInAnOverriddenValueNameTheOverride() {
-    List<String> errors = Configs.errors(Configs.MINIMAL, "processing.threads=0",
-        "processing.checkpoint.intervall=1s", "pipeline.1.aggregate.emit=on-close",
-        "kafka.bootstrap=${NOPE}").stream().map(ConfigError::toString).toList();
+    @Test
+    void errorsInAnOverriddenValueNameTheOverride() {
+        List<String> errors = Configs.errors(
+                        Configs.MINIMAL,
+                        "processing.threads=0",
+                        "processing.checkpoint.intervall=1s",
+                        "pipeline.1.aggregate.emit=on-close",
+                        "kafka.bootstrap=${NOPE}")
+                .stream()
+                .map(ConfigError::toString)
+                .toList();
 
-    assertEquals(List.of(
-        "--set processing.threads: processing.threads must be at least 1, was 0",
-        "--set processing.checkpoint.intervall: unknown key processing.checkpoint.intervall, "
-            + "did you mean processing.checkpoint.interval?",
-        "--set pipeline.1.aggregate.emit: pipeline.1.aggregate.emit must be every-update, "
-            + "was on-close",
-        "--set kafka.bootstrap: kafka.bootstrap: environment variable NOPE is not set and "
-            + "${NOPE} has no default; set it or write ${NOPE:default}"), errors);
-  }
+        assertEquals(
+                List.of(
+                        "--set processing.threads: processing.threads must be at least 1, was 0",
+                        "--set processing.checkpoint.intervall: unknown key processing.checkpoint.intervall, "
+                                + "did you mean processing.checkpoint.interval?",
+                        "--set pipeline.1.aggregate.emit: pipeline.1.aggregate.emit must be every-update, "
+                                + "was on-close",
+                        "--set kafka.bootstrap: kafka.bootstrap: environment variable NOPE is not set and "
+                                + "${NOPE} has no default; set it or write ${NOPE:default}"),
+                errors);
+    }
 
-  @Test
-  void pathsThatCannotBeFollowedAreReported() {
-    List<String> errors = Configs.errors(Configs.MINIMAL, "application.name=x",
-        "pipeline.first.sink.topic=x", "pipeline.7.sink.topic=x", "threads", "=4",
-        "pipeline.1.aggregate.sum={a: [b}").stream().map(ConfigError::toString).toList();
+    @Test
+    void pathsThatCannotBeFollowedAreReported() {
+        List<String> errors = Configs.errors(
+                        Configs.MINIMAL,
+                        "application.name=x",
+                        "pipeline.first.sink.topic=x",
+                        "pipeline.7.sink.topic=x",
+                        "threads",
+                        "=4",
+                        "pipeline.1.aggregate.sum={a: [b}")
+                .stream()
+                .map(ConfigError::toString)
+                .toList();
 
-    assertEquals(List.of(
-        "--set application.name: application is a single value (app), so it has no key name",
-        "--set pipeline.first.sink.topic: pipeline is a list of 3 items; expected an index from "
-            + "0 to 2, or 3 to append, was first",
-        "--set pipeline.7.sink.topic: pipeline is a list of 3 items; expected an index from 0 "
-            + "to 2, or 3 to append, was 7",
-        "--set threads: expected key=value with a dotted key such as processing.threads=4, "
-            + "was threads",
-        "--set : expected key=value with a dotted key such as processing.threads=4, was =4",
-        "--set pipeline.1.aggregate.sum: the value {a: [b} is not valid YAML flow, expected a "
-            + "mapping such as {a: b} or a list such as [a, b]"), errors);
-  }
+        assertEquals(
+                List.of(
+                        "--set application.name: application is a single value (app), so it has no key name",
+                        "--set pipeline.first.sink.topic: pipeline is a list of 3 items; expected an index from "
+                                + "0 to 2, or 3 to append, was first",
+                        "--set pipeline.7.sink.topic: pipeline is a list of 3 items; expected an index from 0 "
+                                + "to 2, or 3 to append, was 7",
+                        "--set threads: expected key=value with a dotted key such as processing.threads=4, "
+                                + "was threads",
+                        "--set : expected key=value with a dotted key such as processing.threads=4, was =4",
+                        "--set pipeline.1.aggregate.sum: the value {a: [b} is not valid YAML flow, expected a "
+                                + "mapping such as {a: b} or a list such as [a, b]"),
+                errors);
+    }
 
-  @Test
-  void fileErrorsComeBeforeOverrideErrors() {
-    List<ConfigError> errors = Configs.errors(Configs.minimalWith("http: { port: x }\n"),
-        "processing.threads=0");
+    @Test
+    void fileErrorsComeBeforeOverrideErrors() {
+        List<ConfigError> errors = Configs.errors(Configs.minimalWith("http: { port: x }\n"), "processing.threads=0");
 
-    assertEquals(List.of(new ConfigError(Configs.FILE, 6, 15,
-            "http.port must be a whole number between -1 and 65535, was x"),
-        new ConfigError("--set processing.threads", 0, 0,
-            "processing.threads must be at least 1, was 0")), errors);
-  }
+        assertEquals(
+                List.of(
+                        new ConfigError(
+                                Configs.FILE, 6, 15, "http.port must be a whole number between -1 and 65535, was x"),
+                        new ConfigError(
+                                "--set processing.threads", 0, 0, "processing.threads must be at least 1, was 0")),
+                errors);
+    }
 }

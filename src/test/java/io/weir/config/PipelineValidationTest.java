@@ -10,142 +10,174 @@ import org.junit.jupiter.api.Test;
 
 class PipelineValidationTest {
 
-  private static List<String> errors(String pipeline) {
-    return Configs.errors("application: app\n" + pipeline).stream()
-        .map(ConfigError::toString).toList();
-  }
+    private static List<String> errors(String pipeline) {
+        return Configs.errors("application: app\n" + pipeline).stream()
+                .map(ConfigError::toString)
+                .toList();
+    }
 
-  @Test
-  void aMissingPipelineIsReported() {
-    assertEquals("config/job.yaml:1:1: pipeline is required: a list of steps that starts with a "
-        + "source and ends with a sink", Configs.error("application: app\n"));
-  }
+    @Test
+    void aMissingPipelineIsReported() {
+        assertEquals(
+                "config/job.yaml:1:1: pipeline is required: a list of steps that starts with a "
+                        + "source and ends with a sink",
+                Configs.error("application: app\n"));
+    }
 
-  @Test
-  void anEmptyPipelineIsReported() {
-    assertEquals(List.of("config/job.yaml:2:11: pipeline must have at least a source and a sink, "
-        + "was empty"), errors("pipeline: []\n"));
-  }
+    @Test
+    void anEmptyPipelineIsReported() {
+        assertEquals(
+                List.of("config/job.yaml:2:11: pipeline must have at least a source and a sink, " + "was empty"),
+                errors("pipeline: []\n"));
+    }
 
-  @Test
-  void aPipelineThatIsNotAListIsReported() {
-    assertEquals(List.of("config/job.yaml:3:3: pipeline must be a list of steps (- source: ..., "
-        + "- sink: ...), was a mapping"), errors("pipeline:\n  source: { topic: in }\n"));
-  }
+    @Test
+    void aPipelineThatIsNotAListIsReported() {
+        assertEquals(
+                List.of("config/job.yaml:3:3: pipeline must be a list of steps (- source: ..., "
+                        + "- sink: ...), was a mapping"),
+                errors("pipeline:\n  source: { topic: in }\n"));
+    }
 
-  @Test
-  void aSourceNeedsNoOperatorsBeforeTheSink() {
-    Pipeline pipeline = Configs.load("""
+    @Test
+    void aSourceNeedsNoOperatorsBeforeTheSink() {
+        Pipeline pipeline = Configs.load(
+                        """
         application: app
         pipeline:
           - source: { topic: in }
           - sink: { topic: out }
-        """).pipeline();
+        """)
+                .pipeline();
 
-    assertEquals(List.of(), pipeline.operators());
-  }
+        assertEquals(List.of(), pipeline.operators());
+    }
 
-  @Test
-  void stepsInTheWrongPlacesAreReported() {
-    assertEquals(List.of(
-        "config/job.yaml:3:5: pipeline.0 must be a source, the step that reads the input, was sink",
-        "config/job.yaml:4:5: pipeline.1: a source may only be the first step",
-        "config/job.yaml:5:5: pipeline must end with a sink, the step that writes the results, "
-            + "but its last step pipeline.2 is aggregate"), errors("""
+    @Test
+    void stepsInTheWrongPlacesAreReported() {
+        assertEquals(
+                List.of(
+                        "config/job.yaml:3:5: pipeline.0 must be a source, the step that reads the input, was sink",
+                        "config/job.yaml:4:5: pipeline.1: a source may only be the first step",
+                        "config/job.yaml:5:5: pipeline must end with a sink, the step that writes the results, "
+                                + "but its last step pipeline.2 is aggregate"),
+                errors(
+                        """
         pipeline:
           - sink: { topic: out }
           - source: { topic: in }
           - aggregate: { count: n }
         """));
-  }
+    }
 
-  @Test
-  void aLoneSourceIsReportedAsMissingItsSink() {
-    assertEquals(List.of("config/job.yaml:3:5: pipeline must end with a sink, the step that "
-        + "writes the results, but its last step pipeline.0 is source"),
-        errors("pipeline:\n  - source: { topic: in }\n"));
-  }
+    @Test
+    void aLoneSourceIsReportedAsMissingItsSink() {
+        assertEquals(
+                List.of("config/job.yaml:3:5: pipeline must end with a sink, the step that "
+                        + "writes the results, but its last step pipeline.0 is source"),
+                errors("pipeline:\n  - source: { topic: in }\n"));
+    }
 
-  @Test
-  void unknownStepTypeListsTheKnownOnes() {
-    assertEquals(List.of("config/job.yaml:4:5: unknown step type agregate at pipeline.1, "
-        + "expected one of source, aggregate, sink; did you mean aggregate?"), errors("""
+    @Test
+    void unknownStepTypeListsTheKnownOnes() {
+        assertEquals(
+                List.of("config/job.yaml:4:5: unknown step type agregate at pipeline.1, "
+                        + "expected one of source, aggregate, sink; did you mean aggregate?"),
+                errors(
+                        """
         pipeline:
           - source: { topic: in }
           - agregate: { count: n }
           - sink: { topic: out }
         """));
-  }
+    }
 
-  @Test
-  void settingsNotIndentedUnderTheStepAreExplained() {
-    assertEquals(List.of("config/job.yaml:3:5: pipeline.0 must be a mapping with one key naming "
-        + "the step type (source, aggregate, sink), was a mapping with keys source, topic; indent "
-        + "the step's settings under source:"), errors("""
+    @Test
+    void settingsNotIndentedUnderTheStepAreExplained() {
+        assertEquals(
+                List.of("config/job.yaml:3:5: pipeline.0 must be a mapping with one key naming "
+                        + "the step type (source, aggregate, sink), was a mapping with keys source, topic; indent "
+                        + "the step's settings under source:"),
+                errors(
+                        """
         pipeline:
           - source:
             topic: in
           - sink: { topic: out }
         """));
-  }
+    }
 
-  @Test
-  void stepsNeedTheirSettings() {
-    assertEquals(List.of(
-        "config/job.yaml:3:13: pipeline.0.source must be a mapping of the step's settings, was in",
-        "config/job.yaml:5:10: pipeline.2.sink.topic is required: the Kafka topic to write"),
-        errors("""
+    @Test
+    void stepsNeedTheirSettings() {
+        assertEquals(
+                List.of(
+                        "config/job.yaml:3:13: pipeline.0.source must be a mapping of the step's settings, was in",
+                        "config/job.yaml:5:10: pipeline.2.sink.topic is required: the Kafka topic to write"),
+                errors(
+                        """
         pipeline:
           - source: in
           - aggregate: { count: n }
           - sink:
         """));
-  }
+    }
 
-  @Test
-  void topicsAndFormatsAreChecked() {
-    assertEquals(List.of(
-        "config/job.yaml:4:20: pipeline.1.sink.topic must be a Kafka topic name (1 to 249 "
-            + "characters of a-z, A-Z, 0-9, '.', '_' and '-'), was bad topic",
-        "config/job.yaml:4:39: pipeline.1.sink.format must be one of json, string, bytes, "
-            + "was xml"), errors("""
+    @Test
+    void topicsAndFormatsAreChecked() {
+        assertEquals(
+                List.of(
+                        "config/job.yaml:4:20: pipeline.1.sink.topic must be a Kafka topic name (1 to 249 "
+                                + "characters of a-z, A-Z, 0-9, '.', '_' and '-'), was bad topic",
+                        "config/job.yaml:4:39: pipeline.1.sink.format must be one of json, string, bytes, "
+                                + "was xml"),
+                errors(
+                        """
         pipeline:
           - source: { topic: in }
           - sink: { topic: bad topic, format: xml }
         """));
-  }
+    }
 
-  @Test
-  void anAggregateByAFieldIsNotSupportedYet() {
-    assertEquals(List.of("config/job.yaml:4:22: pipeline.1.aggregate.by must be key (group by "
-        + "the record key), was user; grouping by a field (re-keying) arrives in a later "
-        + "version"), errors("""
+    @Test
+    void anAggregateByAFieldIsNotSupportedYet() {
+        assertEquals(
+                List.of("config/job.yaml:4:22: pipeline.1.aggregate.by must be key (group by "
+                        + "the record key), was user; grouping by a field (re-keying) arrives in a later "
+                        + "version"),
+                errors(
+                        """
         pipeline:
           - source: { topic: in }
           - aggregate: { by: user, count: n }
           - sink: { topic: out }
         """));
-  }
+    }
 
-  @Test
-  void anAggregateNeedsSomethingToAggregate() {
-    assertEquals(List.of("config/job.yaml:4:16: pipeline.1.aggregate needs at least one of "
-        + "count, sum, min, max, avg, last, was none"), errors("""
+    @Test
+    void anAggregateNeedsSomethingToAggregate() {
+        assertEquals(
+                List.of("config/job.yaml:4:16: pipeline.1.aggregate needs at least one of "
+                        + "count, sum, min, max, avg, last, was none"),
+                errors(
+                        """
         pipeline:
           - source: { topic: in }
           - aggregate: { key-as: user }
           - sink: { topic: out }
         """));
-  }
+    }
 
-  @Test
-  void outputFieldsMustBeUnique() {
-    assertEquals(List.of(
-        "config/job.yaml:6:22: pipeline.1.aggregate.sum.amount writes output field total, which "
-            + "pipeline.1.aggregate.count already writes; output field names must be unique",
-        "config/job.yaml:7:21: pipeline.1.aggregate.max.price writes output field key, which "
-            + "pipeline.1.aggregate.key-as (default key) already writes; output field names must "
-            + "be unique"), errors("""
+    @Test
+    void outputFieldsMustBeUnique() {
+        assertEquals(
+                List.of(
+                        "config/job.yaml:6:22: pipeline.1.aggregate.sum.amount writes output field total, which "
+                                + "pipeline.1.aggregate.count already writes; output field names must be unique",
+                        "config/job.yaml:7:21: pipeline.1.aggregate.max.price writes output field key, which "
+                                + "pipeline.1.aggregate.key-as (default key) already writes; output field names must "
+                                + "be unique"),
+                errors(
+                        """
         pipeline:
           - source: { topic: in }
           - aggregate:
@@ -154,34 +186,41 @@ class PipelineValidationTest {
               max: { price: key }
           - sink: { topic: out }
         """));
-  }
+    }
 
-  @Test
-  void anAggregateOfFieldsNeedsJsonRecords() {
-    assertEquals(List.of("config/job.yaml:4:5: pipeline.1.aggregate reads fields of the records, "
-        + "which needs format json at the source, but pipeline.0.source.format is string; use "
-        + "json or only count"), errors("""
+    @Test
+    void anAggregateOfFieldsNeedsJsonRecords() {
+        assertEquals(
+                List.of("config/job.yaml:4:5: pipeline.1.aggregate reads fields of the records, "
+                        + "which needs format json at the source, but pipeline.0.source.format is string; use "
+                        + "json or only count"),
+                errors(
+                        """
         pipeline:
           - source: { topic: in, format: string }
           - aggregate: { avg: { amount: mean } }
           - sink: { topic: out }
         """));
-  }
+    }
 
-  @Test
-  void theSinkCannotWriteTheSourceTopic() {
-    assertEquals(List.of("config/job.yaml:5:20: pipeline.2.sink.topic must differ from the "
-        + "source topic in, or the job would read its own results, was in"), errors("""
+    @Test
+    void theSinkCannotWriteTheSourceTopic() {
+        assertEquals(
+                List.of("config/job.yaml:5:20: pipeline.2.sink.topic must differ from the "
+                        + "source topic in, or the job would read its own results, was in"),
+                errors(
+                        """
         pipeline:
           - source: { topic: in }
           - aggregate: { count: n }
           - sink: { topic: in }
         """));
-  }
+    }
 
-  @Test
-  void everyAggregateKindIsBoundInFileOrder() {
-    AggregateStep aggregate = (AggregateStep) Configs.load("""
+    @Test
+    void everyAggregateKindIsBoundInFileOrder() {
+        AggregateStep aggregate = (AggregateStep) Configs.load(
+                        """
         application: app
         pipeline:
           - source: { topic: in }
@@ -193,21 +232,42 @@ class PipelineValidationTest {
               avg: { amount: mean }
               last: { seq: lastSeq }
           - sink: { topic: out }
-        """).pipeline().operators().get(0);
+        """)
+                .pipeline()
+                .operators()
+                .get(0);
 
-    assertEquals(Optional.empty(), aggregate.count());
-    assertEquals(List.of("amount", "qty"), List.copyOf(aggregate.sum().keySet()));
-    assertEquals(List.of("user", "total", "items", "smallest", "largest", "mean", "lastSeq"),
-        aggregate.outputFields());
-  }
+        assertEquals(Optional.empty(), aggregate.count());
+        assertEquals(List.of("amount", "qty"), List.copyOf(aggregate.sum().keySet()));
+        assertEquals(
+                List.of("user", "total", "items", "smallest", "largest", "mean", "lastSeq"), aggregate.outputFields());
+    }
 
-  @Test
-  void theRecordsRefuseWhatTheLoaderRefuses() {
-    assertThrows(IllegalArgumentException.class, () -> new AggregateStep("key", Optional.empty(),
-        Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), AggregateStep.Emit.EVERY_UPDATE));
-    assertThrows(IllegalArgumentException.class, () -> new AggregateStep("n", Optional.of("n"),
-        Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), AggregateStep.Emit.EVERY_UPDATE));
-    assertThrows(IllegalArgumentException.class, () -> new SourceStep("a b", Format.JSON));
-    assertThrows(NullPointerException.class, () -> new SinkStep("out", null));
-  }
+    @Test
+    void theRecordsRefuseWhatTheLoaderRefuses() {
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new AggregateStep(
+                        "key",
+                        Optional.empty(),
+                        Map.of(),
+                        Map.of(),
+                        Map.of(),
+                        Map.of(),
+                        Map.of(),
+                        AggregateStep.Emit.EVERY_UPDATE));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new AggregateStep(
+                        "n",
+                        Optional.of("n"),
+                        Map.of(),
+                        Map.of(),
+                        Map.of(),
+                        Map.of(),
+                        Map.of(),
+                        AggregateStep.Emit.EVERY_UPDATE));
+        assertThrows(IllegalArgumentException.class, () -> new SourceStep("a b", Format.JSON));
+        assertThrows(NullPointerException.class, () -> new SinkStep("out", null));
+    }
 }

@@ -19,128 +19,138 @@ import org.junit.jupiter.api.Test;
 /** Keeps config/weir.schema.json and the loader's known keys and choices from drifting apart. */
 class SchemaConsistencyTest {
 
-  private static JsonNode schema;
+    private static JsonNode schema;
 
-  @BeforeAll
-  static void readSchema() throws IOException {
-    schema = new ObjectMapper().readTree(Path.of("config/weir.schema.json").toFile());
-  }
-
-  @Test
-  void theSchemaIsDraft2020_12() {
-    assertEquals("https://json-schema.org/draft/2020-12/schema", schema.get("$schema").asText());
-  }
-
-  @Test
-  void everySectionHasExactlyTheKeysTheLoaderKnows() {
-    ConfigShape.SECTIONS.forEach((path, keys) -> {
-      JsonNode section = objectWithProperties(at(path), path);
-      assertEquals(new TreeSet<>(keys), names(section.get("properties")),
-          "keys of section '" + path + "'");
-      assertEquals(false, section.path("additionalProperties").asBoolean(true),
-          "section '" + path + "' must refuse unknown keys like the loader");
-    });
-  }
-
-  @Test
-  void thePipelineItemsAreExactlyTheKnownStepTypes() {
-    JsonNode items = resolve(at("pipeline").get("items"));
-    Set<String> types = new TreeSet<>();
-    for (JsonNode alternative : items.get("oneOf")) {
-      types.addAll(names(resolve(alternative).get("properties")));
+    @BeforeAll
+    static void readSchema() throws IOException {
+        schema = new ObjectMapper().readTree(Path.of("config/weir.schema.json").toFile());
     }
-    assertEquals(new TreeSet<>(ConfigShape.STEP_TYPES), types);
-  }
 
-  @Test
-  void choicesMatchTheLoadersEnums() {
-    assertChoices("processing.guarantee", ProcessingConfig.Guarantee.values());
-    assertChoices("processing.auto-offset-reset", ProcessingConfig.OffsetReset.values());
-    assertChoices("processing.restart.strategy", RestartConfig.Strategy.values());
-    assertChoices("processing.state.backend", StateConfig.Backend.values());
-    assertChoices("processing.state.snapshots", StateConfig.SnapshotStore.values());
-    assertChoices("pipeline.source.format", Format.values());
-    assertChoices("pipeline.sink.format", Format.values());
-    assertChoices("pipeline.aggregate.emit", AggregateStep.Emit.values());
-  }
+    @Test
+    void theSchemaIsDraft2020_12() {
+        assertEquals(
+                "https://json-schema.org/draft/2020-12/schema",
+                schema.get("$schema").asText());
+    }
 
-  private static void assertChoices(String path, Enum<?>[] constants) {
-    List<String> expected = Arrays.stream(constants).map(ConfigShape::nameOf).toList();
-    assertEquals(expected, enumOf(at(path)), "choices of " + path);
-  }
+    @Test
+    void everySectionHasExactlyTheKeysTheLoaderKnows() {
+        ConfigShape.SECTIONS.forEach((path, keys) -> {
+            JsonNode section = objectWithProperties(at(path), path);
+            assertEquals(new TreeSet<>(keys), names(section.get("properties")), "keys of section '" + path + "'");
+            assertEquals(
+                    false,
+                    section.path("additionalProperties").asBoolean(true),
+                    "section '" + path + "' must refuse unknown keys like the loader");
+        });
+    }
 
-  /** The schema node describing the value at a dotted path of {@link ConfigShape}. */
-  private static JsonNode at(String path) {
-    JsonNode node = schema;
-    if (path.isEmpty()) {
-      return node;
+    @Test
+    void thePipelineItemsAreExactlyTheKnownStepTypes() {
+        JsonNode items = resolve(at("pipeline").get("items"));
+        Set<String> types = new TreeSet<>();
+        for (JsonNode alternative : items.get("oneOf")) {
+            types.addAll(names(resolve(alternative).get("properties")));
+        }
+        assertEquals(new TreeSet<>(ConfigShape.STEP_TYPES), types);
     }
-    for (String name : path.split("\\.")) {
-      JsonNode child = child(node, name);
-      assertNotNull(child, "the schema has no '" + name + "' in " + path);
-      node = child;
-    }
-    return node;
-  }
 
-  private static JsonNode child(JsonNode node, String name) {
-    JsonNode resolved = resolve(node);
-    if (resolved.path("properties").has(name)) {
-      return resolved.get("properties").get(name);
+    @Test
+    void choicesMatchTheLoadersEnums() {
+        assertChoices("processing.guarantee", ProcessingConfig.Guarantee.values());
+        assertChoices("processing.auto-offset-reset", ProcessingConfig.OffsetReset.values());
+        assertChoices("processing.restart.strategy", RestartConfig.Strategy.values());
+        assertChoices("processing.state.backend", StateConfig.Backend.values());
+        assertChoices("processing.state.snapshots", StateConfig.SnapshotStore.values());
+        assertChoices("pipeline.source.format", Format.values());
+        assertChoices("pipeline.sink.format", Format.values());
+        assertChoices("pipeline.aggregate.emit", AggregateStep.Emit.values());
     }
-    if (resolved.has("items")) {
-      return child(resolved.get("items"), name);
-    }
-    for (JsonNode alternative : alternatives(resolved)) {
-      JsonNode found = child(alternative, name);
-      if (found != null) {
-        return found;
-      }
-    }
-    return null;
-  }
 
-  private static JsonNode objectWithProperties(JsonNode node, String path) {
-    JsonNode resolved = resolve(node);
-    if (resolved.has("properties")) {
-      return resolved;
+    private static void assertChoices(String path, Enum<?>[] constants) {
+        List<String> expected =
+                Arrays.stream(constants).map(ConfigShape::nameOf).toList();
+        assertEquals(expected, enumOf(at(path)), "choices of " + path);
     }
-    return alternatives(resolved).stream().map(SchemaConsistencyTest::resolve)
-        .filter(alternative -> alternative.has("properties")).findFirst()
-        .orElseThrow(() -> new AssertionError("no properties in the schema at '" + path + "'"));
-  }
 
-  private static List<String> enumOf(JsonNode node) {
-    JsonNode resolved = resolve(node);
-    if (resolved.has("enum")) {
-      return StreamSupport.stream(resolved.get("enum").spliterator(), false)
-          .map(JsonNode::asText).toList();
+    /** The schema node describing the value at a dotted path of {@link ConfigShape}. */
+    private static JsonNode at(String path) {
+        JsonNode node = schema;
+        if (path.isEmpty()) {
+            return node;
+        }
+        for (String name : path.split("\\.")) {
+            JsonNode child = child(node, name);
+            assertNotNull(child, "the schema has no '" + name + "' in " + path);
+            node = child;
+        }
+        return node;
     }
-    return alternatives(resolved).stream().map(SchemaConsistencyTest::enumOf)
-        .filter(values -> !values.isEmpty()).findFirst().orElse(List.of());
-  }
 
-  private static List<JsonNode> alternatives(JsonNode node) {
-    List<JsonNode> alternatives = new ArrayList<>();
-    for (String keyword : List.of("anyOf", "oneOf", "allOf")) {
-      node.path(keyword).forEach(alternatives::add);
+    private static JsonNode child(JsonNode node, String name) {
+        JsonNode resolved = resolve(node);
+        if (resolved.path("properties").has(name)) {
+            return resolved.get("properties").get(name);
+        }
+        if (resolved.has("items")) {
+            return child(resolved.get("items"), name);
+        }
+        for (JsonNode alternative : alternatives(resolved)) {
+            JsonNode found = child(alternative, name);
+            if (found != null) {
+                return found;
+            }
+        }
+        return null;
     }
-    return alternatives;
-  }
 
-  private static JsonNode resolve(JsonNode node) {
-    JsonNode resolved = node;
-    while (resolved.has("$ref")) {
-      String reference = resolved.get("$ref").asText();
-      resolved = schema.at(reference.substring(1));
-      assertEquals(false, resolved.isMissingNode(), "dangling $ref " + reference);
+    private static JsonNode objectWithProperties(JsonNode node, String path) {
+        JsonNode resolved = resolve(node);
+        if (resolved.has("properties")) {
+            return resolved;
+        }
+        return alternatives(resolved).stream()
+                .map(SchemaConsistencyTest::resolve)
+                .filter(alternative -> alternative.has("properties"))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no properties in the schema at '" + path + "'"));
     }
-    return resolved;
-  }
 
-  private static Set<String> names(JsonNode properties) {
-    Set<String> names = new TreeSet<>();
-    properties.fieldNames().forEachRemaining(names::add);
-    return names;
-  }
+    private static List<String> enumOf(JsonNode node) {
+        JsonNode resolved = resolve(node);
+        if (resolved.has("enum")) {
+            return StreamSupport.stream(resolved.get("enum").spliterator(), false)
+                    .map(JsonNode::asText)
+                    .toList();
+        }
+        return alternatives(resolved).stream()
+                .map(SchemaConsistencyTest::enumOf)
+                .filter(values -> !values.isEmpty())
+                .findFirst()
+                .orElse(List.of());
+    }
+
+    private static List<JsonNode> alternatives(JsonNode node) {
+        List<JsonNode> alternatives = new ArrayList<>();
+        for (String keyword : List.of("anyOf", "oneOf", "allOf")) {
+            node.path(keyword).forEach(alternatives::add);
+        }
+        return alternatives;
+    }
+
+    private static JsonNode resolve(JsonNode node) {
+        JsonNode resolved = node;
+        while (resolved.has("$ref")) {
+            String reference = resolved.get("$ref").asText();
+            resolved = schema.at(reference.substring(1));
+            assertEquals(false, resolved.isMissingNode(), "dangling $ref " + reference);
+        }
+        return resolved;
+    }
+
+    private static Set<String> names(JsonNode properties) {
+        Set<String> names = new TreeSet<>();
+        properties.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
 }

@@ -22,7 +22,9 @@ final class CountPerKey implements Operator {
         Long before = count.value();
         long now = before == null ? 1 : before + 1;
         count.update(now);
-        out.emit(new Event(event.key(), new String(event.key(), java.nio.charset.StandardCharsets.UTF_8) + ":" + now,
+        out.emit(new Event(
+                event.key(),
+                new String(event.key(), java.nio.charset.StandardCharsets.UTF_8) + ":" + now,
                 event.timestamp()));
     }
 }

@@ -72,8 +72,10 @@ class TaskBarrierProperties {
             Ack ack = o.rig().acks.of(n);
             for (int c = 0; c < script.channels(); c++) {
                 long restored = o.restoredCount(n, c);
-                assertTrue(restored >= o.cut(n)[c], "snapshot " + n + ", channel " + c + ": " + restored
-                        + " records, but " + o.cut(n)[c] + " were before the cut");
+                assertTrue(
+                        restored >= o.cut(n)[c],
+                        "snapshot " + n + ", channel " + c + ": " + restored + " records, but " + o.cut(n)[c]
+                                + " were before the cut");
                 // And exactly what the task had processed when it acknowledged.
                 assertEquals(o.sendsBefore(ack.seq(), c), restored, "snapshot " + n + ", channel " + c);
             }
@@ -179,7 +181,9 @@ class TaskBarrierProperties {
         }
 
         List<String> values(long epoch, int channel) {
-            return rig.outputs.values(epoch, TaskRig.SINK).stream().filter(v -> v.startsWith("c" + channel + ":")).toList();
+            return rig.outputs.values(epoch, TaskRig.SINK).stream()
+                    .filter(v -> v.startsWith("c" + channel + ":"))
+                    .toList();
         }
 
         long sendsBefore(long seq, int channel) {
@@ -215,7 +219,8 @@ class TaskBarrierProperties {
                     }
                     return new WritePart(n);
                 });
-        return Combinators.combine(Arbitraries.integers().between(1, 4), op.list().ofMaxSize(80))
+        return Combinators.combine(
+                        Arbitraries.integers().between(1, 4), op.list().ofMaxSize(80))
                 .as((channels, ops) -> new Script(channels, align, ops));
     }
 }

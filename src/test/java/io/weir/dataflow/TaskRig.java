@@ -45,7 +45,8 @@ final class TaskRig {
         }
         offsets = new long[channelCount];
         nextBarrier = firstEpoch;
-        Stage stage = new Stage("count", List.of("in"), new TextCodec(), operators, SINK, new TextCodec(), DEAD_LETTERS);
+        Stage stage =
+                new Stage("count", List.of("in"), new TextCodec(), operators, SINK, new TextCodec(), DEAD_LETTERS);
         TaskEnvironment env = new TaskEnvironment(align, outputs, acks, clock, counters);
         task = new Task(stage, 0, channels, state, env, firstEpoch);
     }

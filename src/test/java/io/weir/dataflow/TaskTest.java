@@ -237,8 +237,11 @@ class TaskTest {
     @Test
     void timersFireInTimeOrderAndReachOnlyTheOperatorThatSetThem() throws Exception {
         List<String> fired = new ArrayList<>();
-        TaskRig rig = new TaskRig(1, true, 1, List.of(() -> new TimerProbe("first", 10, fired),
-                () -> new TimerProbe("second", 5, fired)));
+        TaskRig rig = new TaskRig(
+                1,
+                true,
+                1,
+                List.of(() -> new TimerProbe("first", 10, fired), () -> new TimerProbe("second", 5, fired)));
         rig.record(0, "a", "x", 100);
         rig.record(0, "b", "y", 101);
 

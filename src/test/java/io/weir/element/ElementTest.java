@@ -42,10 +42,11 @@ class ElementTest {
 
     @Test
     void inputPartitionsSortByTopicThenPartitionNumber() {
-        TreeSet<InputPartition> sorted = new TreeSet<>(List.of(new InputPartition("b", 0), new InputPartition("a", 10),
-                new InputPartition("a", 2)));
+        TreeSet<InputPartition> sorted = new TreeSet<>(
+                List.of(new InputPartition("b", 0), new InputPartition("a", 10), new InputPartition("a", 2)));
 
-        assertEquals(List.of(new InputPartition("a", 2), new InputPartition("a", 10), new InputPartition("b", 0)),
+        assertEquals(
+                List.of(new InputPartition("a", 2), new InputPartition("a", 10), new InputPartition("b", 0)),
                 List.copyOf(sorted));
         assertTrue(new InputPartition("a", 2).compareTo(new InputPartition("a", 10)) < 0);
     }

@@ -62,7 +62,8 @@ class DeadLetterIT {
 
         try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
             instance.start();
-            await(job.application() + " commits positions at the end of its input").atMost(TotalsJob.CATCH_UP)
+            await(job.application() + " commits positions at the end of its input")
+                    .atMost(TotalsJob.CATCH_UP)
                     .pollInterval(Duration.ofMillis(50))
                     .until(() -> {
                         if (instance.stopped()) {
@@ -92,14 +93,17 @@ class DeadLetterIT {
         List<ConsumerRecord<String, String>> bad = badRecords(job);
 
         List<String> kills = new ArrayList<>();
-        try (WeirProcess weir = WeirProcess.run(job.application(), TotalsJob.EXAMPLE,
+        try (WeirProcess weir = WeirProcess.run(
+                job.application(),
+                TotalsJob.EXAMPLE,
                 job.overrides("instance-id=fault-1", "processing.checkpoint.interval=500ms"))) {
             weir.start();
             RandomKills killer = new RandomKills(job, weir, new Random(seed), 2, 0, 12_000);
             kills.add(killer.killAndRestart());
             kills.add(killer.killAndRestart());
             await(job.application() + " commits positions at the end of its input after " + kills)
-                    .atMost(TotalsJob.CATCH_UP).pollInterval(Duration.ofMillis(100))
+                    .atMost(TotalsJob.CATCH_UP)
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> {
                         weir.assertAlive();
                         return job.caughtUp();
@@ -108,8 +112,11 @@ class DeadLetterIT {
         }
 
         // Dead letters of aborted epochs stay in the log, hidden from read_committed readers.
-        System.out.printf("%s: %d bad records, %d dead letters in the log including aborted ones%n",
-                job.application(), bad.size(), readAll(job.deadLetters(), IsolationLevel.READ_UNCOMMITTED).size());
+        System.out.printf(
+                "%s: %d bad records, %d dead letters in the log including aborted ones%n",
+                job.application(),
+                bad.size(),
+                readAll(job.deadLetters(), IsolationLevel.READ_UNCOMMITTED).size());
         assertEachDeadLetteredOnce(job, bad);
         RunningTotalsVerifier.Result totals = job.verify(true);
         assertTrue(totals.ok(), "seed " + seed + ", " + kills + ": " + totals);
@@ -121,8 +128,8 @@ class DeadLetterIT {
      * {@code badEvery}-th, each with headers of its own: in turn a value that is not JSON, a JSON
      * order without {@code amount}, and (every third) a value that is not JSON under a null key.
      */
-    private static List<ProducerRecord<String, String>> ordersWithBadRecords(String topic, int valid, int badEvery,
-            long seed) {
+    private static List<ProducerRecord<String, String>> ordersWithBadRecords(
+            String topic, int valid, int badEvery, long seed) {
         List<ProducerRecord<String, String>> records = new ArrayList<>();
         Random random = new Random(seed);
         try (OrderGenerator generator = new OrderGenerator(KafkaFixture.bootstrap(), topic, USERS, seed)) {
@@ -133,12 +140,19 @@ class DeadLetterIT {
                     int n = i / badEvery;
                     String user = "u" + random.nextInt(USERS);
                     List<Header> headers = List.of(header("trace-id", "bad-" + n), header("source", "test"));
-                    records.add(switch (n % 3) {
-                        case 0 -> new ProducerRecord<>(topic, null, user, "order " + n + " is not JSON", headers);
-                        case 1 -> new ProducerRecord<>(topic, null, user, "{\"user\":\"" + user + "\",\"seq\":" + n + "}",
-                                headers);
-                        default -> new ProducerRecord<>(topic, null, (String) null, "{not json " + n, headers);
-                    });
+                    records.add(
+                            switch (n % 3) {
+                                case 0 ->
+                                    new ProducerRecord<>(topic, null, user, "order " + n + " is not JSON", headers);
+                                case 1 ->
+                                    new ProducerRecord<>(
+                                            topic,
+                                            null,
+                                            user,
+                                            "{\"user\":\"" + user + "\",\"seq\":" + n + "}",
+                                            headers);
+                                default -> new ProducerRecord<>(topic, null, (String) null, "{not json " + n, headers);
+                            });
                 }
             }
         }
@@ -199,7 +213,8 @@ class DeadLetterIT {
                 problems.add(position + " is dead-lettered " + count + " times");
             }
         });
-        byPosition.keySet().stream().filter(p -> !letters.containsKey(p))
+        byPosition.keySet().stream()
+                .filter(p -> !letters.containsKey(p))
                 .forEach(p -> problems.add(p + " (" + byPosition.get(p).value() + ") is not dead-lettered"));
         if (!problems.isEmpty()) {
             fail(job.deadLetters() + ": " + problems.size() + " problems for " + bad.size() + " bad records, first: "

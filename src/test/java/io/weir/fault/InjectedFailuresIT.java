@@ -117,21 +117,25 @@ class InjectedFailuresIT {
      * (processing must resume) and waits until the instance committed positions at the end of the
      * input; then closes it and checks the totals exactly once.
      */
-    private static void runAndVerify(TotalsJob job, WeirConfig config, InstanceSettings settings, Seams seams,
-            Fault fault) throws Exception {
+    private static void runAndVerify(
+            TotalsJob job, WeirConfig config, InstanceSettings settings, Seams seams, Fault fault) throws Exception {
         try (OrderGenerator orders = new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), USERS, 7);
                 Instance instance = new Instance(settings, Jobs.clients(config), seams)) {
             orders.send(BATCH);
             instance.start();
-            await(job.application() + " completes a checkpoint").atMost(Duration.ofSeconds(60))
+            await(job.application() + " completes a checkpoint")
+                    .atMost(Duration.ofSeconds(60))
                     .until(() -> alive(instance) && instance.stats().lastCompletedCheckpoint() >= 1);
             orders.send(BATCH);
-            await(job.application() + ": " + fault.what + " (call " + fault.at + ")").atMost(Duration.ofSeconds(60))
+            await(job.application() + ": " + fault.what + " (call " + fault.at + ")")
+                    .atMost(Duration.ofSeconds(60))
                     .until(() -> alive(instance) && fault.fired());
-            await(job.application() + " fails over").atMost(Duration.ofSeconds(30))
+            await(job.application() + " fails over")
+                    .atMost(Duration.ofSeconds(30))
                     .until(() -> alive(instance) && instance.stats().failovers() >= 1);
             orders.send(LAST_BATCH);
-            await(job.application() + " commits positions at the end of its input").atMost(TotalsJob.CATCH_UP)
+            await(job.application() + " commits positions at the end of its input")
+                    .atMost(TotalsJob.CATCH_UP)
                     .pollInterval(Duration.ofMillis(50))
                     .until(() -> alive(instance) && job.caughtUp());
             assertEquals(1, instance.stats().failovers(), job.application() + ": failovers after one injected fault");
@@ -156,10 +160,25 @@ class InjectedFailuresIT {
         List<Supplier<Operator>> operators = new ArrayList<>();
         operators.add(first);
         operators.addAll(old.operators());
-        Stage stage = new Stage(old.name(), old.inputTopics(), old.sourceCodec(), operators, old.sinkTopic(),
-                old.sinkCodec(), old.deadLetterTopic());
-        return new InstanceSettings(s.application(), s.instanceId(), stage, s.exactlyOnce(), s.threads(),
-                s.channelCapacity(), s.resetToEarliest(), s.transactionTimeout(), s.checkpoint(), s.restart(),
+        Stage stage = new Stage(
+                old.name(),
+                old.inputTopics(),
+                old.sourceCodec(),
+                operators,
+                old.sinkTopic(),
+                old.sinkCodec(),
+                old.deadLetterTopic());
+        return new InstanceSettings(
+                s.application(),
+                s.instanceId(),
+                stage,
+                s.exactlyOnce(),
+                s.threads(),
+                s.channelCapacity(),
+                s.resetToEarliest(),
+                s.transactionTimeout(),
+                s.checkpoint(),
+                s.restart(),
                 s.state());
     }
 
@@ -254,8 +273,9 @@ class InjectedFailuresIT {
         }
 
         @Override
-        public void commit(long checkpointId, List<TaskCheckpoint> tasks, Map<InputPartition, Long> positions,
-                Object fencingToken) throws Exception {
+        public void commit(
+                long checkpointId, List<TaskCheckpoint> tasks, Map<InputPartition, Long> positions, Object fencingToken)
+                throws Exception {
             boolean fail = fault.now();
             if (fail && !afterCommitting) {
                 throw new IOException("injected: " + fault.what + " (checkpoint " + checkpointId + ")");

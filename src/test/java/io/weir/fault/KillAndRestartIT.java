@@ -71,54 +71,63 @@ class KillAndRestartIT {
         KillPlan plan = new KillPlan(seed(), 60_000, 3_000, 3, 3, 0, 10_000);
         TotalsJob job = TotalsJob.create("kill-alo", PARTITIONS);
 
-        RunningTotalsVerifier.Result result = runWithKills(job, plan, false, "processing.checkpoint.interval=500ms",
-                "processing.guarantee=at-least-once");
+        RunningTotalsVerifier.Result result = runWithKills(
+                job, plan, false, "processing.checkpoint.interval=500ms", "processing.guarantee=at-least-once");
 
         assertTrue(result.ok(), "seed " + plan.seed + ": " + result);
         assertEquals(plan.orders, result.inputs(), "seed " + plan.seed + ": orders read by the verifier");
-        assertTrue(result.outputs() >= plan.orders, "seed " + plan.seed + ": at least one total per order, got "
-                + result.outputs());
+        assertTrue(
+                result.outputs() >= plan.orders,
+                "seed " + plan.seed + ": at least one total per order, got " + result.outputs());
     }
 
     /** How many orders at what pace, and how many kills at which moments (see {@link RandomKills}). */
-    private record KillPlan(long seed, int orders, int ordersPerSecond, int kills, int maxCheckpoints,
-            int minOutputs, int maxOutputs) {}
+    private record KillPlan(
+            long seed,
+            int orders,
+            int ordersPerSecond,
+            int kills,
+            int maxCheckpoints,
+            int minOutputs,
+            int maxOutputs) {}
 
     /**
      * Starts the job, produces the orders in the background, kills and restarts the job as planned,
      * waits until it committed positions at the end of the input, stops it and returns the verifier's
      * verdict in the given mode.
      */
-    private RunningTotalsVerifier.Result runWithKills(TotalsJob job, KillPlan plan, boolean exactlyOnce,
-            String... settings)
-            throws Exception {
+    private RunningTotalsVerifier.Result runWithKills(
+            TotalsJob job, KillPlan plan, boolean exactlyOnce, String... settings) throws Exception {
         System.out.printf("%s: seed %d (replay with -Dweir.fault.seed=%d)%n", job.application(), plan.seed, plan.seed);
         Random random = new Random(plan.seed);
         List<String> overrides = new ArrayList<>(List.of(INSTANCE_ID));
         overrides.addAll(List.of(settings));
         List<String> kills = new ArrayList<>();
-        try (WeirProcess weir = WeirProcess.run(job.application(), TotalsJob.EXAMPLE, job.overrides(
-                        overrides.toArray(String[]::new)));
-                OrderGenerator generator = new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), USERS,
-                        plan.seed)) {
+        try (WeirProcess weir = WeirProcess.run(
+                        job.application(), TotalsJob.EXAMPLE, job.overrides(overrides.toArray(String[]::new)));
+                OrderGenerator generator =
+                        new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), USERS, plan.seed)) {
             weir.start();
-            CompletableFuture<Void> produced = CompletableFuture.runAsync(() -> {
-                try {
-                    generator.sendPaced(plan.ordersPerSecond, plan.orders);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, producing);
+            CompletableFuture<Void> produced = CompletableFuture.runAsync(
+                    () -> {
+                        try {
+                            generator.sendPaced(plan.ordersPerSecond, plan.orders);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    },
+                    producing);
 
-            RandomKills killer = new RandomKills(job, weir, random, plan.maxCheckpoints, plan.minOutputs,
-                    plan.maxOutputs);
+            RandomKills killer =
+                    new RandomKills(job, weir, random, plan.maxCheckpoints, plan.minOutputs, plan.maxOutputs);
             for (int kill = 1; kill <= plan.kills; kill++) {
                 kills.add(killer.killAndRestart());
             }
 
             produced.get(2, TimeUnit.MINUTES);
             await(job.application() + " commits positions at the end of its input after " + kills)
-                    .atMost(TotalsJob.CATCH_UP).pollInterval(Duration.ofMillis(100))
+                    .atMost(TotalsJob.CATCH_UP)
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> {
                         weir.assertAlive();
                         return job.caughtUp();

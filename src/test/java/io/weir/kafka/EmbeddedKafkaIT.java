@@ -62,8 +62,9 @@ class EmbeddedKafkaIT {
         }
 
         // The commit markers are written after commitTransaction returns, so the end moves a little later.
-        await().atMost(TIMEOUT).untilAsserted(() -> assertEquals(
-                List.of("committed-1", "committed-2", "committed-3"), values(readAllCommitted(topic))));
+        await().atMost(TIMEOUT)
+                .untilAsserted(() -> assertEquals(
+                        List.of("committed-1", "committed-2", "committed-3"), values(readAllCommitted(topic))));
         assertEquals(
                 List.of("committed-1", "committed-2", "aborted-1", "aborted-2", "committed-3"),
                 values(readAll(topic, IsolationLevel.READ_UNCOMMITTED)));
@@ -77,7 +78,7 @@ class EmbeddedKafkaIT {
         KafkaFixture.produceValues(input, "a", "b", "c");
 
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(KafkaFixture.consumerConfig(group));
-             KafkaProducer<String, String> producer = transactionalProducer()) {
+                KafkaProducer<String, String> producer = transactionalProducer()) {
             producer.initTransactions();
             consumer.subscribe(Set.of(input));
             List<ConsumerRecord<String, String>> consumed = pollUntil(consumer, 3);
@@ -85,8 +86,11 @@ class EmbeddedKafkaIT {
             producer.beginTransaction();
             Map<TopicPartition, OffsetAndMetadata> next = new HashMap<>();
             for (ConsumerRecord<String, String> record : consumed) {
-                producer.send(new ProducerRecord<>(output, record.key(), record.value().toUpperCase()));
-                next.put(new TopicPartition(record.topic(), record.partition()), new OffsetAndMetadata(record.offset() + 1));
+                producer.send(new ProducerRecord<>(
+                        output, record.key(), record.value().toUpperCase()));
+                next.put(
+                        new TopicPartition(record.topic(), record.partition()),
+                        new OffsetAndMetadata(record.offset() + 1));
             }
             producer.sendOffsetsToTransaction(next, consumer.groupMetadata());
             producer.commitTransaction();
@@ -105,7 +109,7 @@ class EmbeddedKafkaIT {
         KafkaFixture.produceValues(input, "a", "b");
 
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(KafkaFixture.consumerConfig(group));
-             KafkaProducer<String, String> producer = transactionalProducer()) {
+                KafkaProducer<String, String> producer = transactionalProducer()) {
             producer.initTransactions();
             consumer.subscribe(Set.of(input));
             pollUntil(consumer, 2);
@@ -141,7 +145,10 @@ class EmbeddedKafkaIT {
 
     private static Map<TopicPartition, Long> committedOffsets(String group) throws Exception {
         Map<TopicPartition, Long> offsets = new HashMap<>();
-        KafkaFixture.admin().listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get()
+        KafkaFixture.admin()
+                .listConsumerGroupOffsets(group)
+                .partitionsToOffsetAndMetadata()
+                .get()
                 .forEach((partition, offset) -> {
                     if (offset != null) {
                         offsets.put(partition, offset.offset());

@@ -53,10 +53,16 @@ class KafkaSnapshotStoreIT extends SnapshotStoreContract {
         long crc = Crc32c.of(chunk);
         chunk[chunk.length / 2] ^= 1;
         RecordHeaders headers = new RecordHeaders();
-        headers.add(new RecordHeader("crc32c", ByteBuffer.allocate(8).putLong(crc).array()));
+        headers.add(
+                new RecordHeader("crc32c", ByteBuffer.allocate(8).putLong(crc).array()));
         try (KafkaProducer<byte[], byte[]> p = clients.idempotentProducer("damage")) {
-            RecordMetadata m = p.send(new ProducerRecord<>(topic, ChunkReader.partition(file.locations().get(0)),
-                    (file.name() + "/0").getBytes(StandardCharsets.UTF_8), chunk, headers)).get();
+            RecordMetadata m = p.send(new ProducerRecord<>(
+                            topic,
+                            ChunkReader.partition(file.locations().get(0)),
+                            (file.name() + "/0").getBytes(StandardCharsets.UTF_8),
+                            chunk,
+                            headers))
+                    .get();
             List<String> locations = new ArrayList<>(file.locations());
             locations.set(0, m.partition() + "@" + m.offset());
             return new StoredFile(file.name(), file.size(), file.crc32c(), locations);

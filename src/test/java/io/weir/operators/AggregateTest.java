@@ -49,14 +49,16 @@ class AggregateTest {
     }
 
     private static Aggregate.Spec runningTotals() {
-        return new Aggregate.Spec("user", "count", Map.of("amount", "sum"), Map.of(), Map.of(), Map.of(),
-                Map.of("seq", "lastSeq"));
+        return new Aggregate.Spec(
+                "user", "count", Map.of("amount", "sum"), Map.of(), Map.of(), Map.of(), Map.of("seq", "lastSeq"));
     }
 
     private JsonNode send(Aggregate a, String key, String json) throws Exception {
         byte[] k = key.getBytes(StandardCharsets.UTF_8);
         state.setCurrentKey(k);
-        a.process(new Event(k, Codecs.named("json").decode(json.getBytes(StandardCharsets.UTF_8)), 0), e -> out.add((JsonNode) e.value()));
+        a.process(
+                new Event(k, Codecs.named("json").decode(json.getBytes(StandardCharsets.UTF_8)), 0),
+                e -> out.add((JsonNode) e.value()));
         return out.get(out.size() - 1);
     }
 
@@ -85,11 +87,13 @@ class AggregateTest {
     @Test
     void sumsStayIntegralUntilAFractionArrivesAndSurviveOverflow() throws Exception {
         Aggregate a = aggregate(runningTotals());
-        assertTrue(send(a, "k", "{\"amount\":" + Long.MAX_VALUE + ",\"seq\":1}").get("sum").isIntegralNumber());
+        assertTrue(send(a, "k", "{\"amount\":" + Long.MAX_VALUE + ",\"seq\":1}")
+                .get("sum")
+                .isIntegralNumber());
         JsonNode overflowed = send(a, "k", "{\"amount\":1,\"seq\":2}");
         assertTrue(overflowed.get("sum").isDouble());
-        Aggregate b = aggregate(new Aggregate.Spec("key", null, Map.of("amount", "sum"), Map.of(), Map.of(), Map.of(),
-                Map.of()));
+        Aggregate b = aggregate(
+                new Aggregate.Spec("key", null, Map.of("amount", "sum"), Map.of(), Map.of(), Map.of(), Map.of()));
         send(b, "x", "{\"amount\":2}");
         assertEquals(4.5, send(b, "x", "{\"amount\":2.5}").get("sum").asDouble());
     }
@@ -97,8 +101,8 @@ class AggregateTest {
     @Test
     void minMaxAndAverageFollowEveryUpdateWithoutLeakingTheirHelpers() throws Exception {
         Map<String, String> min = new LinkedHashMap<>(Map.of("v", "lo"));
-        Aggregate a = aggregate(new Aggregate.Spec("key", "n", Map.of(), min, Map.of("v", "hi"), Map.of("v", "mean"),
-                Map.of("tag", "tag")));
+        Aggregate a = aggregate(new Aggregate.Spec(
+                "key", "n", Map.of(), min, Map.of("v", "hi"), Map.of("v", "mean"), Map.of("tag", "tag")));
         send(a, "k", "{\"v\":4,\"tag\":\"a\"}");
         send(a, "k", "{\"v\":-2,\"tag\":{\"nested\":true}}");
         JsonNode r = send(a, "k", "{\"v\":7,\"tag\":null}");

@@ -222,8 +222,9 @@ class KeyedStateTest {
 
         List<Timer> due = state.takeDueTimers(TimerDomain.EVENT_TIME, 30);
 
-        assertEquals(List.of("EVENT_TIME@-5:1/k2", "EVENT_TIME@10:1/k1", "EVENT_TIME@20:0/k2",
-                "EVENT_TIME@30:0/k1"), describe(due));
+        assertEquals(
+                List.of("EVENT_TIME@-5:1/k2", "EVENT_TIME@10:1/k1", "EVENT_TIME@20:0/k2", "EVENT_TIME@30:0/k1"),
+                describe(due));
     }
 
     @Test
@@ -260,8 +261,7 @@ class KeyedStateTest {
         timers.registerEventTime(1);
         timers.registerProcessingTime(2);
 
-        assertEquals(List.of("PROCESSING_TIME@2:0/k"),
-                describe(state.takeDueTimers(TimerDomain.PROCESSING_TIME, 100)));
+        assertEquals(List.of("PROCESSING_TIME@2:0/k"), describe(state.takeDueTimers(TimerDomain.PROCESSING_TIME, 100)));
         assertEquals(List.of("EVENT_TIME@1:0/k"), describe(state.takeDueTimers(TimerDomain.EVENT_TIME, 100)));
     }
 
@@ -297,9 +297,11 @@ class KeyedStateTest {
         MemorySnapshotStore files = new MemorySnapshotStore();
         StateHandle handle = store.snapshot(1).write(files, () -> false);
 
-        KeyedState restored = new KeyedState(MemoryStateStore.restore(new RestorePoint("stage-0", 1, handle), "restored", files));
+        KeyedState restored =
+                new KeyedState(MemoryStateStore.restore(new RestorePoint("stage-0", 1, handle), "restored", files));
 
-        assertEquals(List.of("EVENT_TIME@" + Long.MIN_VALUE + ":2/k", "EVENT_TIME@" + Long.MAX_VALUE + ":2/k"),
+        assertEquals(
+                List.of("EVENT_TIME@" + Long.MIN_VALUE + ":2/k", "EVENT_TIME@" + Long.MAX_VALUE + ":2/k"),
                 describe(restored.takeDueTimers(TimerDomain.EVENT_TIME, Long.MAX_VALUE)));
     }
 

@@ -89,7 +89,10 @@ class MemoryStateStoreLayersTest {
         value[0] = '9';
 
         assertArrayEquals(s("1"), store.get(s("a")));
-        assertEquals(List.of("a=1"), all(MemoryStateStore.restore(new RestorePoint("stage-0", 1, part.write(files, () -> false)), "restored", files)));
+        assertEquals(
+                List.of("a=1"),
+                all(MemoryStateStore.restore(
+                        new RestorePoint("stage-0", 1, part.write(files, () -> false)), "restored", files)));
     }
 
     @Test
@@ -104,7 +107,10 @@ class MemoryStateStoreLayersTest {
 
         assertArrayEquals(s("1"), store.get(s("a")));
         assertEquals(List.of("a=1"), all(store));
-        assertEquals(List.of("a=1"), all(MemoryStateStore.restore(new RestorePoint("stage-0", 1, part.write(files, () -> false)), "restored", files)));
+        assertEquals(
+                List.of("a=1"),
+                all(MemoryStateStore.restore(
+                        new RestorePoint("stage-0", 1, part.write(files, () -> false)), "restored", files)));
     }
 
     @Test
@@ -118,7 +124,9 @@ class MemoryStateStoreLayersTest {
         assertArrayEquals(new byte[0], store.get(s("b")));
         assertEquals(List.of("a=", "b="), all(store));
         StateHandle handle = store.snapshot(2).write(files, () -> false);
-        assertEquals(List.of("a=", "b="), all(MemoryStateStore.restore(new RestorePoint("stage-0", 1, handle), "restored", files)));
+        assertEquals(
+                List.of("a=", "b="),
+                all(MemoryStateStore.restore(new RestorePoint("stage-0", 1, handle), "restored", files)));
     }
 
     @Test
@@ -195,7 +203,9 @@ class MemoryStateStoreLayersTest {
         store.delete(s("keep"));
 
         StateHandle handle = part.write(files, () -> false);
-        assertEquals(List.of("change=1", "drop=1", "keep=1"), all(MemoryStateStore.restore(new RestorePoint("stage-0", 1, handle), "restored", files)));
+        assertEquals(
+                List.of("change=1", "drop=1", "keep=1"),
+                all(MemoryStateStore.restore(new RestorePoint("stage-0", 1, handle), "restored", files)));
         assertEquals(List.of("change=2", "new=2"), all(store));
     }
 
@@ -220,23 +230,31 @@ class MemoryStateStoreLayersTest {
         }
 
         StateHandle handle = part.write(fileStore, () -> false);
-        MemoryStateStore restored = MemoryStateStore.restore(new RestorePoint("stage-0", 1, handle), "restored", fileStore);
+        MemoryStateStore restored =
+                MemoryStateStore.restore(new RestorePoint("stage-0", 1, handle), "restored", fileStore);
 
         assertEquals("memory", handle.backend());
         assertEquals(1, handle.files().size());
-        assertTrue(handle.files().get(0).name().matches("stage-0/[0-9a-f]+/memory-9.bin"), handle.files().get(0).name());
+        assertTrue(
+                handle.files().get(0).name().matches("stage-0/[0-9a-f]+/memory-9.bin"),
+                handle.files().get(0).name());
         assertEquals(before, all(restored));
         KeyedState restoredState = new KeyedState(restored);
         restoredState.setCurrentKey(s("user-4"));
         assertEquals(4L, restoredState.valueState("count", Serde.LONG).value());
-        assertEquals(50, restoredState.takeDueTimers(TimerDomain.EVENT_TIME, Long.MAX_VALUE).size());
+        assertEquals(
+                50,
+                restoredState
+                        .takeDueTimers(TimerDomain.EVENT_TIME, Long.MAX_VALUE)
+                        .size());
     }
 
     @Test
     void anEmptyStoreSnapshotsAndRestoresEmpty() throws Exception {
         StateHandle handle = store.snapshot(1).write(files, () -> false);
 
-        assertEquals(List.of(), all(MemoryStateStore.restore(new RestorePoint("stage-0", 1, handle), "restored", files)));
+        assertEquals(
+                List.of(), all(MemoryStateStore.restore(new RestorePoint("stage-0", 1, handle), "restored", files)));
     }
 
     @Test
@@ -248,7 +266,9 @@ class MemoryStateStoreLayersTest {
         restored.put(s("a"), s("2"));
         restored.delete(s("a"));
 
-        assertEquals(List.of("a=1"), all(MemoryStateStore.restore(new RestorePoint("stage-0", 1, handle), "restored", files)));
+        assertEquals(
+                List.of("a=1"),
+                all(MemoryStateStore.restore(new RestorePoint("stage-0", 1, handle), "restored", files)));
         assertEquals(List.of("a=1"), all(store));
     }
 
@@ -284,8 +304,10 @@ class MemoryStateStoreLayersTest {
     void aFileOfAnotherFormatIsRefused() throws Exception {
         StoredFile junk = files.write("stage-0/junk.bin", new byte[] {0, 0, 0, 1, 0, 0, 0, 0});
 
-        IOException e = assertThrows(IOException.class,
-                () -> MemoryStateStore.restore(new RestorePoint("stage-0", 1, new StateHandle("memory", List.of(junk))), "restored", files));
+        IOException e = assertThrows(
+                IOException.class,
+                () -> MemoryStateStore.restore(
+                        new RestorePoint("stage-0", 1, new StateHandle("memory", List.of(junk))), "restored", files));
         assertTrue(e.getMessage().contains("format"), e.getMessage());
     }
 

@@ -30,6 +30,7 @@ import net.jqwik.api.RandomDistribution;
 class MemoryStateStoreProperties {
     /** Keys of up to two bytes over an alphabet at the edges of signed and unsigned order. */
     private static final List<byte[]> KEYS = keys();
+
     private static final HexFormat HEX = HexFormat.of();
 
     sealed interface Op {}
@@ -112,7 +113,11 @@ class MemoryStateStoreProperties {
         Arbitrary<byte[]> values = Arbitraries.bytes().array(byte[].class).ofMaxSize(3);
         Arbitrary<Integer> keys = Arbitraries.integers().between(0, KEYS.size() - 1);
         Arbitrary<Integer> picks = Arbitraries.integers().between(0, 7);
-        Arbitrary<Op> op = Combinators.combine(Arbitraries.integers().between(0, 19).withDistribution(RandomDistribution.uniform()), keys, values, picks)
+        Arbitrary<Op> op = Combinators.combine(
+                        Arbitraries.integers().between(0, 19).withDistribution(RandomDistribution.uniform()),
+                        keys,
+                        values,
+                        picks)
                 .as((kind, key, value, pick) -> {
                     if (kind < 8) {
                         return new Put(key, value);
@@ -131,7 +136,10 @@ class MemoryStateStoreProperties {
     }
 
     private static void assertRestores(Written w, MemorySnapshotStore files) throws Exception {
-        assertReadsLike(w.expected(), MemoryStateStore.restore(new RestorePoint("t-0", 1, w.handle()), "restored", files), "snapshot " + w.id());
+        assertReadsLike(
+                w.expected(),
+                MemoryStateStore.restore(new RestorePoint("t-0", 1, w.handle()), "restored", files),
+                "snapshot " + w.id());
     }
 
     private static void assertReadsLike(TreeMap<byte[], byte[]> model, StateStore store) {
@@ -142,8 +150,11 @@ class MemoryStateStoreProperties {
         assertEquals(render(model.entrySet().iterator()), render(store.scan(new byte[0])), what + ": full scan");
         for (byte[] prefix : KEYS) {
             byte[] end = Bytes.prefixEnd(prefix);
-            Map<byte[], byte[]> range = end == null ? model.tailMap(prefix, true) : model.subMap(prefix, true, end, false);
-            assertEquals(render(range.entrySet().iterator()), render(store.scan(prefix)),
+            Map<byte[], byte[]> range =
+                    end == null ? model.tailMap(prefix, true) : model.subMap(prefix, true, end, false);
+            assertEquals(
+                    render(range.entrySet().iterator()),
+                    render(store.scan(prefix)),
                     what + ": scan of " + HEX.formatHex(prefix));
         }
         for (byte[] key : KEYS) {

@@ -78,11 +78,16 @@ class RocksDbIncrementalSnapshotTest {
         StateHandle second = checkpoint(2, true);
 
         assertTrue(ssts(second).containsAll(ssts(first)), "the first checkpoint's SST files are referenced again");
-        List<StoredFile> newSsts = uploadedBy(second, 2).stream().filter(f -> f.name().endsWith(".sst")).toList();
+        List<StoredFile> newSsts = uploadedBy(second, 2).stream()
+                .filter(f -> f.name().endsWith(".sst"))
+                .toList();
         assertEquals(1, newSsts.size(), "one flush, one new SST: " + newSsts);
-        assertTrue(uploadedBy(second, 2).stream().anyMatch(f -> f.name().contains("MANIFEST")),
+        assertTrue(
+                uploadedBy(second, 2).stream().anyMatch(f -> f.name().contains("MANIFEST")),
                 "metadata is uploaded every time");
-        long sharedBytes = second.files().stream().filter(f -> !f.name().contains("/2/")).mapToLong(StoredFile::size)
+        long sharedBytes = second.files().stream()
+                .filter(f -> !f.name().contains("/2/"))
+                .mapToLong(StoredFile::size)
                 .sum();
         assertTrue(sharedBytes > newSsts.get(0).size(), "the shared part is the larger part");
     }
@@ -108,7 +113,11 @@ class RocksDbIncrementalSnapshotTest {
             restored.put(bytes("after-restore"), bytes("1"));
             StateHandle second = restored.snapshot(2).write(snapshots, () -> false);
             assertTrue(ssts(second).containsAll(ssts(first)));
-            assertEquals(1, uploadedBy(second, 2).stream().filter(f -> f.name().endsWith(".sst")).count());
+            assertEquals(
+                    1,
+                    uploadedBy(second, 2).stream()
+                            .filter(f -> f.name().endsWith(".sst"))
+                            .count());
         }
     }
 

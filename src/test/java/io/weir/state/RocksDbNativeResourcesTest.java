@@ -36,8 +36,9 @@ class RocksDbNativeResourcesTest {
     }
 
     /** One task's life: open (restored if there is a checkpoint), work, checkpoint, half a scan, close. */
-    private static RestorePoint live(RocksDbBackend backend, SnapshotStore snapshots, String task, RestorePoint from,
-            int round) throws IOException {
+    private static RestorePoint live(
+            RocksDbBackend backend, SnapshotStore snapshots, String task, RestorePoint from, int round)
+            throws IOException {
         try (StateStore store = backend.open(task, "g" + round, from, snapshots)) {
             for (int i = 0; i < 200; i++) {
                 store.put(bytes("k" + i), bytes("round " + round));

@@ -134,11 +134,12 @@ public abstract class SnapshotStoreContract {
             List<Future<StoredFile>> written = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
                 int n = i;
-                written.add(pool.submit(() -> store().write(task + "/g/4/" + n + ".sst",
-                        local(random(300_000 + n, n)))));
+                written.add(
+                        pool.submit(() -> store().write(task + "/g/4/" + n + ".sst", local(random(300_000 + n, n)))));
             }
             for (int i = 0; i < 8; i++) {
-                assertArrayEquals(random(300_000 + i, i), store().read(written.get(i).get()));
+                assertArrayEquals(
+                        random(300_000 + i, i), store().read(written.get(i).get()));
             }
         } finally {
             pool.shutdownNow();

@@ -82,8 +82,9 @@ abstract class StateStoreContract {
         Map<String, String> all = new TreeMap<>();
         for (Iterator<Map.Entry<byte[], byte[]>> it = s.scan(new byte[0]); it.hasNext(); ) {
             Map.Entry<byte[], byte[]> e = it.next();
-            all.put(new String(e.getKey(), StandardCharsets.ISO_8859_1), new String(e.getValue(),
-                    StandardCharsets.ISO_8859_1));
+            all.put(
+                    new String(e.getKey(), StandardCharsets.ISO_8859_1),
+                    new String(e.getValue(), StandardCharsets.ISO_8859_1));
         }
         return all;
     }
@@ -114,7 +115,9 @@ abstract class StateStoreContract {
         m.remove("mid");
         assertTrue(m.contains("alpha"));
         assertFalse(m.contains("mid"));
-        assertEquals(List.of("alpha", "zeta"), m.entries().stream().map(Map.Entry::getKey).toList());
+        assertEquals(
+                List.of("alpha", "zeta"),
+                m.entries().stream().map(Map.Entry::getKey).toList());
         state.setCurrentKey(bytes("other"));
         assertTrue(m.entries().isEmpty());
         state.setCurrentKey(bytes("k"));
@@ -179,8 +182,11 @@ abstract class StateStoreContract {
         assertArrayEquals(bytes("a"), due.get(0).key());
         assertEquals("op", due.get(0).owner());
         assertTrue(state.takeDueTimers(TimerDomain.EVENT_TIME, 25).isEmpty());
-        assertEquals(List.of(30L), state.takeDueTimers(TimerDomain.EVENT_TIME, 1000).stream()
-                .map(Timer::timestamp).toList());
+        assertEquals(
+                List.of(30L),
+                state.takeDueTimers(TimerDomain.EVENT_TIME, 1000).stream()
+                        .map(Timer::timestamp)
+                        .toList());
         assertEquals(1, state.takeDueTimers(TimerDomain.PROCESSING_TIME, 10).size());
     }
 
@@ -272,8 +278,8 @@ abstract class StateStoreContract {
         store.close();
 
         try (StateBackend fresh = newBackend(dir.resolve("new-pod"))) {
-            StateRestoreException e = assertThrows(StateRestoreException.class,
-                    () -> fresh.open(TASK, nextGeneration(), point, snapshots));
+            StateRestoreException e = assertThrows(
+                    StateRestoreException.class, () -> fresh.open(TASK, nextGeneration(), point, snapshots));
             assertTrue(e.getMessage().contains("task " + TASK), e.getMessage());
             assertTrue(e.getMessage().contains("checkpoint 3"), e.getMessage());
             assertTrue(e.getMessage().contains(damaged.name()), e.getMessage());
@@ -287,8 +293,8 @@ abstract class StateStoreContract {
         snapshots.delete(point.handle().files().get(point.handle().files().size() - 1));
         store.close();
         try (StateBackend fresh = newBackend(dir.resolve("new-pod"))) {
-            StateRestoreException e = assertThrows(StateRestoreException.class,
-                    () -> fresh.open(TASK, nextGeneration(), point, snapshots));
+            StateRestoreException e = assertThrows(
+                    StateRestoreException.class, () -> fresh.open(TASK, nextGeneration(), point, snapshots));
             assertTrue(e.getMessage().contains("missing"), e.getMessage());
         }
     }
