@@ -128,7 +128,7 @@ class DefaultsTest {
         assertEquals(Duration.ofSeconds(1), config.processing().checkpoint().interval());
         assertEquals(StateConfig.Backend.ROCKSDB, config.processing().state().backend());
         assertEquals(Path.of("/tmp/weir"), config.processing().state().dir());
-        assertEquals(10, config.processing().restart().attempts());
+        assertEquals(0, config.processing().restart().attempts());
         assertEquals("running-totals-dlq", config.deadLetter().topic());
         assertEquals(new SourceStep("orders", Format.JSON), config.pipeline().source());
         assertEquals(
