@@ -37,6 +37,9 @@ public final class RocksDbBackend implements StateBackend {
     private final LRUCache cache;
     private final BloomFilter filter;
     private final Options options;
+    /** Hot keys kept on the heap per task (about 100 bytes each): see {@link WriteBackCache}. */
+    static final int CACHED_KEYS_PER_TASK = 10_000;
+
     private final Map<String, RocksDbStateStore> open = new ConcurrentHashMap<>();
 
     public RocksDbBackend(Path root, RocksDbSettings settings) throws IOException {
@@ -100,7 +103,7 @@ public final class RocksDbBackend implements StateBackend {
         if (migrate) {
             migrate(store, from, generation, snapshots);
         }
-        return store;
+        return new WriteBackCache(store, CACHED_KEYS_PER_TASK);
     }
 
     private static void migrate(StateStore into, RestorePoint from, String generation, SnapshotStore snapshots)

@@ -219,7 +219,8 @@ final class RocksDbStateStore implements StateStore {
         }
     }
 
-    private void ensureOpen() {
+    /** Throws once closed (by the task or by the backend), so a late call never touches freed memory. */
+    void ensureOpen() {
         if (closed) {
             throw new IllegalStateException("the state of " + task + " is closed");
         }

@@ -1,0 +1,56 @@
+package io.weir.state;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class WriteBackCacheTest {
+    @TempDir
+    Path dir;
+
+    private static byte[] b(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static List<String> keys(Iterator<Map.Entry<byte[], byte[]>> it) {
+        List<String> out = new ArrayList<>();
+        it.forEachRemaining(e -> out.add(new String(e.getKey(), StandardCharsets.UTF_8) + "="
+                + new String(e.getValue(), StandardCharsets.UTF_8)));
+        return out;
+    }
+
+    @Test
+    void evictedDirtyEntriesAndDeletesReachTheStoreAndScansSeeEverything() throws Exception {
+        try (RocksDbBackend backend = new RocksDbBackend(dir, new RocksDbSettings(8 << 20, 4 << 20))) {
+            StateStore inner = backend.open("t-0", "g", null, new FileSnapshotStore(dir.resolve("snapshots")));
+            // Reach past the backend's cache to one of two entries, so eviction happens all the time.
+            RocksDbStateStore rocks = (RocksDbStateStore) ((WriteBackCache) inner).inner();
+            WriteBackCache cache = new WriteBackCache(rocks, 2);
+            for (int i = 0; i < 10; i++) {
+                cache.put(b("a" + i), b("v" + i));
+            }
+            cache.delete(b("a3"));
+            cache.put(b("a4"), b("changed"));
+            assertNull(cache.get(b("a3")));
+            assertArrayEquals(b("changed"), cache.get(b("a4")));
+            assertArrayEquals(b("v0"), cache.get(b("a0")), "an evicted entry is read back from the store");
+            assertEquals(
+                    List.of("a0=v0", "a1=v1", "a2=v2", "a4=changed", "a5=v5", "a6=v6", "a7=v7", "a8=v8", "a9=v9"),
+                    keys(cache.scan(b("a"))));
+            byte[] read = cache.get(b("a5"));
+            read[0] = 'X';
+            assertArrayEquals(b("v5"), cache.get(b("a5")), "a caller changing what it read changes nothing");
+            cache.snapshot(1); // the synchronous part writes every dirty entry through first
+            assertEquals(9, keys(rocks.scan(b("a"))).size());
+        }
+    }
+}
