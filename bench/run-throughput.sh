@@ -14,10 +14,15 @@ cd "$(dirname "$0")/.."
 mvn -q ${MVN_FLAGS:-} test-compile
 mvn -q ${MVN_FLAGS:-} dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath
 
+# The benchmark's own sources live here, not under src/test: it is a program, not a test.
+rm -rf target/bench-classes
+javac -d target/bench-classes -cp "target/classes:target/test-classes:$(cat target/bench.classpath)" \
+  $(find bench/src -name '*.java')
+
 mkdir -p bench/results
 result="bench/results/throughput-$(date +%Y%m%d-%H%M%S).txt"
 # DebugNonSafepoints makes --profile's samples point at the right inlined frame.
 java -Xmx2g -XX:+UseParallelGC -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints \
-  -cp "target/classes:target/test-classes:$(cat target/bench.classpath)" \
+  -cp "target/bench-classes:target/classes:target/test-classes:$(cat target/bench.classpath)" \
   io.weir.bench.ThroughputBench "$@" 2>&1 | grep --line-buffered -v '^[0-9:. ]*\(INFO\|WARN\|DEBUG\) ' | tee "$result"
 echo "figures kept in $result"
