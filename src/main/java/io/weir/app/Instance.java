@@ -72,6 +72,8 @@ public final class Instance implements AutoCloseable {
     }
 
     private final Seams seams;
+    /** Set by close(), possibly from a shutdown hook while start() still waits for input topics. */
+    private volatile boolean closing;
 
     public Instance(InstanceSettings settings, KafkaClients clients) {
         this(settings, clients, Seams.NONE);
@@ -109,7 +111,13 @@ public final class Instance implements AutoCloseable {
         int partitions;
         try (Admin admin = clients.admin(settings.application() + "-admin")) {
             Topics topics = new Topics(admin);
-            Map<String, Integer> inputs = topics.partitions(settings.stage().inputTopics());
+            Map<String, Integer> inputs;
+            try {
+                inputs = topics.awaitPartitions(settings.stage().inputTopics(), () -> !closing, Duration.ofSeconds(10));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new Topics.StartupException("interrupted while waiting for the input topics", e);
+            }
             partitions = inputs.values().stream().max(Integer::compare).orElse(1);
             if (inputs.values().stream().distinct().count() > 1) {
                 throw new Topics.StartupException("input topics of one stage must have the same partition count "
@@ -255,6 +263,7 @@ public final class Instance implements AutoCloseable {
     /** Stops processing; output of the open epochs is aborted and processed again after a restart. */
     @Override
     public void close() {
+        closing = true;
         if (source != null) {
             source.shutdown();
             try {

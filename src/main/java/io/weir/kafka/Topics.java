@@ -66,6 +66,35 @@ public final class Topics {
         }
     }
 
+    /**
+     * Partition counts of the input topics, waiting while one does not exist yet (a job started
+     * before its input was created waits for it instead of failing), as long as {@code keepWaiting}
+     * says so. Logs what it waits for every {@code logEvery}.
+     */
+    public Map<String, Integer> awaitPartitions(
+            Collection<String> topics, java.util.function.BooleanSupplier keepWaiting, java.time.Duration logEvery)
+            throws InterruptedException {
+        long nextLog = 0;
+        while (true) {
+            try {
+                return partitions(topics);
+            } catch (StartupException e) {
+                if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)
+                        || !keepWaiting.getAsBoolean()) {
+                    throw e;
+                }
+                if (System.currentTimeMillis() >= nextLog) {
+                    LOG.warn(
+                            "waiting for the input topics {} to exist: {}",
+                            topics,
+                            e.getCause().getMessage());
+                    nextLog = System.currentTimeMillis() + logEvery.toMillis();
+                }
+                TimeUnit.MILLISECONDS.sleep(500);
+            }
+        }
+    }
+
     /** Creates a topic unless it exists. */
     public void ensure(String name, int partitions, Map<String, String> configs) {
         NewTopic topic = new NewTopic(name, Optional.of(partitions), Optional.empty()).configs(configs);

@@ -161,6 +161,36 @@ class RunningTotalsIT {
     }
 
     @Test
+    void aJobStartedBeforeItsInputTopicExistsWaitsForIt() throws Exception {
+        Job job = new Job();
+        String later = job.orders + "-later";
+        WeirConfig config = job.topics.config(
+                "instance-id=i1", "processing.checkpoint.interval=200ms", "pipeline.0.source.topic=" + later);
+        Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config));
+        java.util.concurrent.CompletableFuture<Void> started = java.util.concurrent.CompletableFuture.runAsync(() -> {
+            try {
+                instance.start();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        try {
+            KafkaFixture.createTopic(later, 4);
+            try (OrderGenerator g = new OrderGenerator(KafkaFixture.bootstrap(), later, 100, 11)) {
+                g.send(2_000);
+            }
+            started.get(60, java.util.concurrent.TimeUnit.SECONDS); // fails if the missing topic was an error
+            await().atMost(DEADLINE).pollInterval(Duration.ofMillis(250)).until(() -> {
+                RunningTotalsVerifier.Result r =
+                        new RunningTotalsVerifier(KafkaFixture.bootstrap()).verify(later, job.totals, true);
+                return r.ok() && r.outputs() == 2_000;
+            });
+        } finally {
+            instance.close();
+        }
+    }
+
+    @Test
     void atLeastOnceLosesNothing() throws Exception {
         Job job = new Job("processing.guarantee=at-least-once");
         job.produce(10_000, 5);
