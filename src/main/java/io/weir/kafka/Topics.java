@@ -68,8 +68,8 @@ public final class Topics {
 
     /**
      * Partition counts of the input topics, waiting while one does not exist yet (a job started
-     * before its input was created waits for it instead of failing), as long as {@code keepWaiting}
-     * says so. Logs what it waits for every {@code logEvery}.
+     * before its input was created waits for it instead of failing) or the broker does not answer,
+     * as long as {@code keepWaiting} says so. Logs what it waits for every {@code logEvery}.
      */
     public Map<String, Integer> awaitPartitions(
             Collection<String> topics, java.util.function.BooleanSupplier keepWaiting, java.time.Duration logEvery)
@@ -79,15 +79,19 @@ public final class Topics {
             try {
                 return partitions(topics);
             } catch (StartupException e) {
-                if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)
-                        || !keepWaiting.getAsBoolean()) {
+                boolean missing =
+                        e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+                // A broker that does not answer yet (outage, still starting) is waited out too.
+                boolean unreachable = e.getCause() instanceof java.util.concurrent.TimeoutException
+                        || e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException;
+                if (!(missing || unreachable) || !keepWaiting.getAsBoolean()) {
                     throw e;
                 }
                 if (System.currentTimeMillis() >= nextLog) {
                     LOG.warn(
-                            "waiting for the input topics {} to exist: {}",
-                            topics,
-                            e.getCause().getMessage());
+                            "waiting {}: {}",
+                            missing ? "for the input topics " + topics + " to exist" : "for the broker",
+                            e.getMessage());
                     nextLog = System.currentTimeMillis() + logEvery.toMillis();
                 }
                 TimeUnit.MILLISECONDS.sleep(500);
