@@ -2,27 +2,12 @@ package io.weir.checkpoint;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.weir.checkpoint.RestartStrategy.Kind;
-import io.weir.checkpoint.RestartStrategy.Settings;
-import java.time.Duration;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.DoubleRange;
 import net.jqwik.api.constraints.IntRange;
 
 class RestartStrategyProperties {
-    private static Settings exponential(long initialMs, long maxMs, double multiplier, double jitter, int attempts) {
-        return new Settings(
-                Kind.EXPONENTIAL_BACKOFF,
-                Duration.ZERO,
-                Duration.ofMillis(initialMs),
-                Duration.ofMillis(maxMs),
-                multiplier,
-                jitter,
-                attempts,
-                0,
-                Duration.ZERO);
-    }
 
     @Property(tries = 500, seed = "99")
     void everyBackoffLiesWithinTheJitterBandOfItsUncappedDelayAndNeverAboveTheCap(
@@ -31,7 +16,8 @@ class RestartStrategyProperties {
             @ForAll @DoubleRange(min = 0, max = 1) double jitter,
             @ForAll @IntRange(min = 1, max = 5_000) int initialMs,
             @ForAll @IntRange(min = 1, max = 600_000) int maxMs) {
-        RestartStrategy restart = new RestartStrategy(exponential(initialMs, maxMs, 2, jitter, 0), () -> random);
+        RestartStrategy restart =
+                new RestartStrategy(RestartStrategyTest.exponential(initialMs, maxMs, 2, jitter, 0), () -> random);
         for (int n = 1; n <= failures; n++) {
             long delay = restart.onFailure(0).orElseThrow().toMillis();
             double capped = Math.min(initialMs * Math.pow(2, n - 1), maxMs);

@@ -17,7 +17,8 @@ class RestartStrategyTest {
         return new Settings(Kind.FIXED_DELAY, delay, Duration.ZERO, Duration.ZERO, 1, 0, attempts, 0, Duration.ZERO);
     }
 
-    private static Settings exponential(long initialMs, long maxMs, double multiplier, double jitter, int attempts) {
+    /** Exponential-backoff settings; the properties use it too. */
+    static Settings exponential(long initialMs, long maxMs, double multiplier, double jitter, int attempts) {
         return new Settings(
                 Kind.EXPONENTIAL_BACKOFF,
                 Duration.ZERO,
