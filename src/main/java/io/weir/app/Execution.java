@@ -7,6 +7,7 @@ import io.weir.checkpoint.FailureReason;
 import io.weir.checkpoint.TaskCheckpoint;
 import io.weir.dataflow.Channel;
 import io.weir.dataflow.Counters;
+import io.weir.dataflow.RecordLimits;
 import io.weir.dataflow.Stage;
 import io.weir.dataflow.Task;
 import io.weir.dataflow.TaskEnvironment;
@@ -64,6 +65,7 @@ final class Execution implements SourceLoop.Execution {
             ExecutorService housekeeping,
             LongSupplier clock,
             Counters counters,
+            RecordLimits limits,
             Instance.Stats stats,
             SourceLoop source,
             Seams seams) {}
@@ -99,19 +101,25 @@ final class Execution implements SourceLoop.Execution {
     private void build(Context ctx, Set<InputPartition> assigned, SourceLoop.CommittedCheckpoints committedCheckpoints)
             throws Exception {
         InstanceSettings s = ctx.settings();
-        Stage stage = s.stage();
-        Map<Integer, List<InputPartition>> byIndex = new TreeMap<>();
-        for (InputPartition ip : assigned) {
-            byIndex.computeIfAbsent(ip.partition(), p -> new ArrayList<>()).add(ip);
-        }
+        // Task = stage × partition index: partition p of every input topic of a stage.
+        Map<String, Stage> stageOf = new HashMap<>();
         Map<String, List<InputPartition>> taskInputs = new TreeMap<>();
-        for (Map.Entry<Integer, List<InputPartition>> e : byIndex.entrySet()) {
+        for (InputPartition ip : assigned) {
+            Stage stage = s.stageReading(ip.topic());
+            if (stage == null) {
+                throw new IllegalStateException("assigned " + ip + ", which no stage reads");
+            }
+            String task = stage.taskName(ip.partition());
+            stageOf.put(task, stage);
+            taskInputs.computeIfAbsent(task, t -> new ArrayList<>()).add(ip);
+        }
+        for (Map.Entry<String, List<InputPartition>> e : taskInputs.entrySet()) {
+            Stage stage = stageOf.get(e.getKey());
             if (e.getValue().size() != stage.inputTopics().size()) {
-                throw new IllegalStateException("partition " + e.getKey() + " of the inputs " + stage.inputTopics()
-                        + " is not assigned together (got " + e.getValue() + "): co-partitioning is broken");
+                throw new IllegalStateException("the inputs " + stage.inputTopics() + " of task " + e.getKey()
+                        + " are not assigned together (got " + e.getValue() + "): co-partitioning is broken");
             }
             e.getValue().sort(null);
-            taskInputs.put(stage.taskName(e.getKey()), e.getValue());
         }
         // Producers first: initialising them aborts what a crashed predecessor left open, and until
         // then its pending offsets would keep the committed offsets below from resolving.
@@ -152,8 +160,8 @@ final class Execution implements SourceLoop.Execution {
                 ctx.committer(),
                 ctx.clock(),
                 listener(ctx, retention)));
-        TaskEnvironment env =
-                new TaskEnvironment(s.exactlyOnce(), producers, coordinator.acks(), ctx.clock(), ctx.counters());
+        TaskEnvironment env = new TaskEnvironment(
+                s.exactlyOnce(), producers, coordinator.acks(), ctx.clock(), ctx.counters(), ctx.limits());
         producers.openEpoch(firstEpoch); // tasks write to it from their first record
 
         List<Task> tasks = new ArrayList<>();
@@ -183,7 +191,12 @@ final class Execution implements SourceLoop.Execution {
                 }
             }
             tasks.add(new Task(
-                    stage, t.getValue().get(0).partition(), taskChannels, new KeyedState(store), env, firstEpoch));
+                    stageOf.get(t.getKey()),
+                    t.getValue().get(0).partition(),
+                    taskChannels,
+                    new KeyedState(store),
+                    env,
+                    firstEpoch));
         }
         int threads = Math.max(1, Math.min(s.threads(), tasks.size()));
         List<List<Task>> perWorker = new ArrayList<>();

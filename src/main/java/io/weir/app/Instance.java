@@ -2,6 +2,8 @@ package io.weir.app;
 
 import io.weir.checkpoint.RestartStrategy;
 import io.weir.dataflow.Counters;
+import io.weir.dataflow.RecordLimits;
+import io.weir.dataflow.Stage;
 import io.weir.element.InputPartition;
 import io.weir.kafka.KafkaClients;
 import io.weir.kafka.KafkaSnapshotStore;
@@ -15,6 +17,8 @@ import io.weir.state.SnapshotStore;
 import io.weir.state.StateBackend;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -72,6 +76,7 @@ public final class Instance implements AutoCloseable {
     }
 
     private final Seams seams;
+    private RecordLimits limits = RecordLimits.defaults();
     /** Set by close(), possibly from a shutdown hook while start() still waits for input topics. */
     private volatile boolean closing;
 
@@ -113,7 +118,8 @@ public final class Instance implements AutoCloseable {
             Topics topics = new Topics(admin);
             Map<String, Integer> inputs;
             try {
-                inputs = topics.awaitPartitions(settings.stage().inputTopics(), () -> !closing, Duration.ofSeconds(10));
+                inputs = topics.awaitPartitions(
+                        settings.firstStage().inputTopics(), () -> !closing, Duration.ofSeconds(10));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new Topics.StartupException("interrupted while waiting for the input topics", e);
@@ -124,8 +130,25 @@ public final class Instance implements AutoCloseable {
                         + "(co-partitioning), found " + inputs);
             }
             topics.ensureInternal(settings.checkpointTopic(), settings.snapshotTopic());
-            topics.ensure(settings.stage().sinkTopic(), partitions, Map.of());
-            topics.ensure(settings.stage().deadLetterTopic(), partitions, Map.of());
+            for (OutputTopic out : settings.outputs()) {
+                int count = out.partitions() == 0 ? partitions : out.partitions();
+                // Repartition topics are purged up to what every checkpoint has consumed instead of
+                // by age: a job stopped for a week must still find what it had not read yet.
+                topics.ensure(out.name(), count, out.repartition() ? Map.of("retention.ms", "-1") : Map.of());
+            }
+            for (Stage stage : settings.stages().subList(1, settings.stages().size())) {
+                Map<String, Integer> counts = topics.partitions(stage.inputTopics());
+                if (counts.values().stream().distinct().count() > 1) {
+                    throw new Topics.StartupException("input topics of one stage must have the same partition "
+                            + "count (co-partitioning), found " + counts);
+                }
+            }
+            List<String> written = new ArrayList<>();
+            settings.outputs().forEach(o -> written.add(o.name()));
+            Map<String, Integer> maxBytes = topics.maxRecordBytes(written, KafkaClients.MAX_REQUEST_BYTES);
+            limits = new RecordLimits(
+                    topic -> maxBytes.getOrDefault(topic, RecordLimits.DEFAULT_MAX_BYTES),
+                    settings.truncateDeadLetters());
             if (settings.exactlyOnce()) {
                 checkTransactionTimeouts(topics.brokerMaxTransactionTimeoutMs());
                 abortLeftovers(topics);
@@ -154,7 +177,7 @@ public final class Instance implements AutoCloseable {
         source = new SourceLoop(
                 clients.sourceConsumer(
                         settings.application(), settings.instanceId(), clientId(), settings.resetToEarliest()),
-                settings.stage().inputTopics(),
+                settings.inputTopics(),
                 new SourceLoop.Lifecycle() {
                     @Override
                     public SourceLoop.Execution start(
@@ -226,6 +249,7 @@ public final class Instance implements AutoCloseable {
                         housekeeping,
                         clock,
                         counters,
+                        limits,
                         stats,
                         source,
                         seams),

@@ -4,12 +4,18 @@ import io.weir.checkpoint.CheckpointSettings;
 import io.weir.checkpoint.RestartStrategy;
 import io.weir.dataflow.Stage;
 import java.time.Duration;
+import java.util.List;
 
-/** Everything an instance needs to run one stage, resolved from the config file. */
+/**
+ * Everything an instance needs to run a job, resolved from the config file: its stages (the first
+ * reads the job's source; each later one reads the repartition topic the one before writes), the
+ * topics it writes and how it processes.
+ */
 public record InstanceSettings(
         String application,
         String instanceId,
-        Stage stage,
+        List<Stage> stages,
+        List<OutputTopic> outputs,
         boolean exactlyOnce,
         int threads,
         int channelCapacity,
@@ -17,7 +23,36 @@ public record InstanceSettings(
         Duration transactionTimeout,
         CheckpointSettings checkpoint,
         RestartStrategy.Settings restart,
-        StateSettings state) {
+        StateSettings state,
+        boolean truncateDeadLetters) {
+
+    public InstanceSettings {
+        stages = List.copyOf(stages);
+        outputs = List.copyOf(outputs);
+        if (stages.isEmpty()) {
+            throw new IllegalArgumentException("a job needs at least one stage");
+        }
+    }
+
+    /** The first stage: it reads the job's source topics. */
+    public Stage firstStage() {
+        return stages.get(0);
+    }
+
+    /** Every topic any stage reads, in stage order. */
+    public List<String> inputTopics() {
+        return stages.stream().flatMap(s -> s.inputTopics().stream()).distinct().toList();
+    }
+
+    /** The stage reading {@code topic}; null for a topic no stage reads. */
+    public Stage stageReading(String topic) {
+        for (Stage s : stages) {
+            if (s.inputTopics().contains(topic)) {
+                return s;
+            }
+        }
+        return null;
+    }
 
     public String checkpointTopic() {
         return application + "-checkpoints";

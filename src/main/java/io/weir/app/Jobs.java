@@ -8,15 +8,19 @@ import io.weir.config.ProcessingConfig;
 import io.weir.config.RestartConfig;
 import io.weir.config.StateConfig;
 import io.weir.config.WeirConfig;
+import io.weir.dataflow.ChainedOperator;
+import io.weir.dataflow.Codec;
 import io.weir.dataflow.Operator;
 import io.weir.dataflow.Stage;
 import io.weir.kafka.KafkaClients;
 import io.weir.operators.Aggregate;
 import io.weir.operators.Codecs;
+import io.weir.operators.Sink;
 import io.weir.state.RocksDbSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /** Turns a loaded configuration into what an {@link Instance} runs: the stage and its settings. */
@@ -32,23 +36,32 @@ public final class Jobs {
         ProcessingConfig p = config.processing();
         var source = config.pipeline().source();
         var sink = config.pipeline().sink();
-        List<Supplier<Operator>> operators = new ArrayList<>();
+        List<ChainedOperator> operators = new ArrayList<>();
+        int index = 1;
         for (OperatorStep step : config.pipeline().operators()) {
-            operators.add(operator(step));
+            operators.add(new ChainedOperator("pipeline." + index + "." + step.type(), operator(step)));
+            index++;
         }
+        Codec sinkKey = Codecs.named("string");
+        Codec sinkValue = Codecs.named(format(sink.format()));
+        operators.add(new ChainedOperator(
+                "pipeline." + index + ".sink", () -> new Sink(sink.topic(), sinkKey, sinkValue, null)));
         Stage stage = new Stage(
                 config.application(),
                 List.of(source.topic()),
+                Codecs.named("string"),
                 Codecs.named(format(source.format())),
                 operators,
-                sink.topic(),
-                Codecs.named(format(sink.format())),
-                config.deadLetter().topic());
+                config.deadLetter().topic(),
+                false);
         var c = p.checkpoint();
         return new InstanceSettings(
                 config.application(),
                 config.instanceId(),
-                stage,
+                List.of(stage),
+                List.of(
+                        new OutputTopic(sink.topic(), 0, false),
+                        new OutputTopic(config.deadLetter().topic(), 0, false)),
                 p.guarantee() == ProcessingConfig.Guarantee.EXACTLY_ONCE,
                 p.threads(),
                 p.channelCapacity(),
@@ -56,7 +69,8 @@ public final class Jobs {
                 p.transactionTimeout(),
                 new CheckpointSettings(c.interval(), c.timeout(), c.maxConcurrent(), c.minPause()),
                 restart(p.restart()),
-                state(p.state()));
+                state(p.state()),
+                true);
     }
 
     private static StateSettings state(StateConfig state) {
@@ -76,8 +90,8 @@ public final class Jobs {
 
     private static Supplier<Operator> operator(OperatorStep step) {
         if (step instanceof AggregateStep a) {
-            Aggregate.Spec spec =
-                    new Aggregate.Spec(a.keyAs(), a.count().orElse(null), a.sum(), a.min(), a.max(), a.avg(), a.last());
+            Aggregate.Spec spec = new Aggregate.Spec(
+                    a.keyAs(), a.count().orElse(null), a.sum(), a.min(), a.max(), a.avg(), Map.of(), a.last());
             return () -> new Aggregate(spec);
         }
         throw new IllegalArgumentException("no operator for step " + step);

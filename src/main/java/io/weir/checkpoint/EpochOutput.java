@@ -14,7 +14,14 @@ import java.util.function.Consumer;
 public interface EpochOutput {
     long epoch();
 
-    void send(String topic, byte[] key, byte[] value, List<Header> headers, Consumer<Exception> onFailure);
+    /** Sends a record; {@code timestamp} below 0 lets the producer stamp it. */
+    void send(
+            String topic,
+            byte[] key,
+            byte[] value,
+            long timestamp,
+            List<Header> headers,
+            Consumer<Exception> onFailure);
 
     /**
      * Blocks until every record sent so far is acknowledged by the broker. A task calls it at

@@ -10,4 +10,8 @@ public final class Counters {
     public final LongAdder recordsIn = new LongAdder();
     public final LongAdder recordsOut = new LongAdder();
     public final LongAdder deadLetters = new LongAdder();
+    /** Records a filter, a dedupe or a route without a default dropped on purpose. */
+    public final LongAdder dropped = new LongAdder();
+    /** Dead letters whose key or value was cut or dropped to fit the dead-letter topic's limit. */
+    public final LongAdder oversizedDeadLetters = new LongAdder();
 }

@@ -1,21 +1,21 @@
 package io.weir.dataflow;
 
 import java.util.List;
-import java.util.function.Supplier;
 
 /**
  * The static description of a stage: its input topics (co-partitioned: task p reads partition p of
- * each), how to decode them, the operator chain (a fresh chain per task), where the results go and
- * where bad records go.
+ * each), how their keys and values are decoded, the operator chain (a fresh chain per task; the
+ * operators at its end write the outputs) and where bad records go. {@code eventTime} says whether an
+ * operator of the chain uses event-time timers, so that the task tracks its watermark.
  */
 public record Stage(
         String name,
         List<String> inputTopics,
-        Codec sourceCodec,
-        List<Supplier<Operator>> operators,
-        String sinkTopic,
-        Codec sinkCodec,
-        String deadLetterTopic) {
+        Codec keyCodec,
+        Codec valueCodec,
+        List<ChainedOperator> operators,
+        String deadLetterTopic,
+        boolean eventTime) {
     public Stage {
         inputTopics = List.copyOf(inputTopics);
         operators = List.copyOf(operators);

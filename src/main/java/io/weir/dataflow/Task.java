@@ -6,6 +6,7 @@ import io.weir.checkpoint.EpochOutput;
 import io.weir.element.Barrier;
 import io.weir.element.Element;
 import io.weir.element.Header;
+import io.weir.element.InputPartition;
 import io.weir.element.Record;
 import io.weir.element.Watermark;
 import io.weir.state.KeyedState;
@@ -43,6 +44,8 @@ public final class Task {
     private final KeyedState state;
     private final TaskEnvironment env;
     private final Operator[] operators;
+    private final String[] steps;
+    private final InputPartition[] inputs;
     private final Collector[] downstream;
     private final long[] channelWatermarks;
     private final AtomicReference<Exception> sendFailure = new AtomicReference<>();
@@ -50,6 +53,9 @@ public final class Task {
     private EpochOutput output;
     private long watermark = Long.MIN_VALUE;
     private long nextProcessingTimerCheck;
+    private Channel currentInput;
+    private long currentOffset = -1;
+    private RecordKey currentKey;
 
     /**
      * @param firstEpoch the epoch this task writes to first: the id of the next checkpoint its
@@ -70,18 +76,18 @@ public final class Task {
         this.env = env;
         this.output = env.outputs().output(firstEpoch);
         this.channelWatermarks = new long[channels.size()];
+        this.inputs = channels.stream().map(c -> InputPartition.parse(c.name())).toArray(InputPartition[]::new);
         Arrays.fill(channelWatermarks, Long.MIN_VALUE);
-        this.operators = stage.operators().stream().map(s -> s.get()).toArray(Operator[]::new);
+        this.operators = new Operator[stage.operators().size()];
+        this.steps = new String[operators.length];
+        for (int i = 0; i < operators.length; i++) {
+            operators[i] = stage.operators().get(i).factory().get();
+            steps[i] = stage.operators().get(i).step();
+        }
         this.downstream = new Collector[operators.length];
-        Collector sink = this::sink;
-        for (int i = operators.length - 1; i >= 0; i--) {
-            Collector next = sink;
-            if (i + 1 < operators.length) {
-                Operator op = operators[i + 1];
-                Collector after = downstream[i + 1];
-                next = e -> invoke(op, e, after);
-            }
-            downstream[i] = next;
+        for (int i = 0; i < operators.length; i++) {
+            int next = i + 1;
+            downstream[i] = e -> invoke(next, e);
         }
         for (int i = 0; i < operators.length; i++) {
             operators[i].open(context(ownerOf(i)));
@@ -155,22 +161,38 @@ public final class Task {
     private void process(Channel channel, Record record) {
         env.counters().recordsIn.increment();
         state.setCurrentKey(record.key());
+        currentInput = channel;
+        currentOffset = record.offset();
+        currentKey = RecordKey.ofBytes(record.key(), stage.keyCodec());
         try {
-            Object value = stage.sourceCodec().decode(record.value());
-            Event event = new Event(record.key(), value, record.timestamp());
-            if (operators.length == 0) {
-                sink(event);
-            } else {
-                invoke(operators[0], event, downstream[0]);
-            }
+            Object value = stage.valueCodec().decode(record.value());
+            Event event = new Event(currentKey, value, record.timestamp(), record.headers());
+            invoke(0, event);
         } catch (BadRecordException e) {
             deadLetter(channel, record, e);
         }
+        if (stage.eventTime() && record.timestamp() > channelWatermarks[channel.index()]) {
+            // Without watermarks from the source, a partition's event time is the highest timestamp
+            // read from it (stream time); the task's is the lowest over its inputs.
+            try {
+                onWatermark(channel.index(), record.timestamp());
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new OperatorFailure(name, e);
+            }
+        }
     }
 
-    private void invoke(Operator op, Event event, Collector out) {
+    /** Runs operator {@code index} of the chain on {@code event}; past the last one, nothing remains. */
+    private void invoke(int index, Event event) {
+        if (index == operators.length) {
+            return;
+        }
         try {
-            op.process(event, out);
+            operators[index].process(event, downstream[index]);
+        } catch (BadRecordException e) {
+            throw e.at(steps[index]);
         } catch (RuntimeException e) {
             throw e;
         } catch (Exception e) {
@@ -178,15 +200,26 @@ public final class Task {
         }
     }
 
-    private void sink(Event event) {
-        byte[] value = stage.sinkCodec().encode(event.value());
-        output.send(stage.sinkTopic(), event.key(), value, List.of(), onSendFailure);
+    private void send(String topic, byte[] key, byte[] value, long timestamp, List<Header> headers) {
+        int size = RecordLimits.sizeUpperBound(key, value, headers);
+        int max = env.limits().maxBytes().applyAsInt(topic);
+        if (size > max) {
+            throw new BadRecordException("an output record of about " + size + " bytes exceeds the limit of " + max
+                    + " bytes of topic " + topic);
+        }
+        output.send(topic, key, value, timestamp, headers, onSendFailure);
         env.counters().recordsOut.increment();
     }
 
     private void deadLetter(Channel channel, Record record, BadRecordException e) {
         List<Header> headers = new ArrayList<>(record.headers());
         headers.add(header("weir.error", e.getMessage()));
+        if (e.step() != null) {
+            headers.add(header("weir.step", e.step()));
+        }
+        if (e.expression() != null) {
+            headers.add(header("weir.expression", e.expression()));
+        }
         headers.add(header("weir.stage", stage.name()));
         headers.add(header("weir.task", name));
         headers.add(header("weir.source", channel.name()));
@@ -194,15 +227,38 @@ public final class Task {
         headers.add(header("weir.topic", channel.name().substring(0, dash)));
         headers.add(header("weir.partition", channel.name().substring(dash + 1)));
         headers.add(header("weir.offset", Long.toString(record.offset())));
-        output.send(stage.deadLetterTopic(), record.key(), record.value(), headers, onSendFailure);
+        String topic = stage.deadLetterTopic();
+        byte[] key = record.key();
+        byte[] value = record.value();
+        int max = env.limits().maxBytes().applyAsInt(topic);
+        if (RecordLimits.sizeUpperBound(key, value, headers) > max) {
+            env.counters().oversizedDeadLetters.increment();
+            List<Header> provenance =
+                    new ArrayList<>(headers.subList(record.headers().size(), headers.size()));
+            if (RecordLimits.sizeUpperBound(null, null, headers) > max / 2) {
+                // The original headers alone are too large: keep only ours.
+                provenance.add(header(
+                        "weir.headers-dropped",
+                        Integer.toString(record.headers().size())));
+                headers = provenance;
+            }
+            int room = max - RecordLimits.sizeUpperBound(null, null, headers) - 200;
+            if (!env.limits().truncateDeadLetters()) {
+                room = 0;
+            }
+            if (key != null && key.length > room / 2) {
+                headers.add(header("weir.key-truncated", Integer.toString(key.length)));
+                key = Arrays.copyOf(key, Math.max(0, room / 2));
+            }
+            int valueRoom = room - (key == null ? 0 : key.length);
+            if (value != null && value.length > valueRoom) {
+                headers.add(header("weir.value-truncated", Integer.toString(value.length)));
+                value = Arrays.copyOf(value, Math.max(0, valueRoom));
+            }
+        }
+        output.send(topic, key, value, record.timestamp(), headers, onSendFailure);
         env.counters().deadLetters.increment();
-        LOG.debug(
-                "{}: record at {}@{} sent to {}: {}",
-                name,
-                channel,
-                record.offset(),
-                stage.deadLetterTopic(),
-                e.getMessage());
+        LOG.debug("{}: record at {}@{} sent to {}: {}", name, channel, record.offset(), topic, e.getMessage());
     }
 
     private static Header header(String key, String value) {
@@ -263,7 +319,20 @@ public final class Task {
             for (Timer timer : due) {
                 int owner = Integer.parseInt(timer.owner());
                 state.setCurrentKey(timer.key());
-                operators[owner].onTimer(timer, downstream[owner]);
+                currentInput = null;
+                currentOffset = -1;
+                currentKey = RecordKey.ofBytes(timer.key().length == 0 ? null : timer.key(), stage.keyCodec());
+                try {
+                    operators[owner].onTimer(timer, downstream[owner]);
+                } catch (BadRecordException e) {
+                    // No input record to send to the dead-letter topic: the timer's output is lost, said here.
+                    LOG.warn(
+                            "{}: {} failed on a timer at {}: {}",
+                            name,
+                            steps[owner],
+                            timer.timestamp(),
+                            e.getMessage());
+                }
             }
             due = state.takeDueTimers(domain, upTo);
         }
@@ -301,6 +370,31 @@ public final class Task {
             @Override
             public long currentProcessingTime() {
                 return env.clock().getAsLong();
+            }
+
+            @Override
+            public long currentWatermark() {
+                return watermark;
+            }
+
+            @Override
+            public InputPartition currentInput() {
+                return currentInput == null ? null : inputs[currentInput.index()];
+            }
+
+            @Override
+            public long currentOffset() {
+                return currentOffset;
+            }
+
+            @Override
+            public RecordKey currentKey() {
+                return currentKey;
+            }
+
+            @Override
+            public void send(String topic, byte[] key, byte[] value, long timestamp, List<Header> headers) {
+                Task.this.send(topic, key, value, timestamp, headers);
             }
         };
     }

@@ -117,11 +117,14 @@ public final class KafkaClients {
         return Admin.create(p);
     }
 
+    /** The producers' request limit: snapshot chunks of 1 MiB plus their headers fit. */
+    public static final int MAX_REQUEST_BYTES = 2 << 20;
+
     private Map<String, Object> producerBase() {
         Map<String, Object> p = base(producer);
         p.putIfAbsent(ProducerConfig.LINGER_MS_CONFIG, "5");
         p.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(128 * 1024));
-        p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(2 << 20));
+        p.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(MAX_REQUEST_BYTES));
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         return p;

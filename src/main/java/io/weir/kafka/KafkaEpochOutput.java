@@ -12,7 +12,13 @@ import org.apache.kafka.common.header.internals.RecordHeader;
 /** An epoch's output written with one Kafka producer. */
 record KafkaEpochOutput(long epoch, Producer<byte[], byte[]> producer) implements EpochOutput {
     @Override
-    public void send(String topic, byte[] key, byte[] value, List<Header> headers, Consumer<Exception> onFailure) {
+    public void send(
+            String topic,
+            byte[] key,
+            byte[] value,
+            long timestamp,
+            List<Header> headers,
+            Consumer<Exception> onFailure) {
         List<org.apache.kafka.common.header.Header> kafkaHeaders = List.of();
         if (!headers.isEmpty()) {
             kafkaHeaders = new ArrayList<>(headers.size());
@@ -20,11 +26,13 @@ record KafkaEpochOutput(long epoch, Producer<byte[], byte[]> producer) implement
                 kafkaHeaders.add(new RecordHeader(h.key(), h.value()));
             }
         }
-        producer.send(new ProducerRecord<>(topic, null, null, key, value, kafkaHeaders), (metadata, e) -> {
-            if (e != null) {
-                onFailure.accept(e);
-            }
-        });
+        producer.send(
+                new ProducerRecord<>(topic, null, timestamp < 0 ? null : timestamp, key, value, kafkaHeaders),
+                (metadata, e) -> {
+                    if (e != null) {
+                        onFailure.accept(e);
+                    }
+                });
     }
 
     @Override

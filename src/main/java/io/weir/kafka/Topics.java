@@ -167,6 +167,49 @@ public final class Topics {
         }
     }
 
+    /**
+     * The largest record each topic accepts ({@code max.message.bytes}, which the broker's
+     * {@code message.max.bytes} sets by default), capped at {@code cap}: the producers' request limit.
+     */
+    public Map<String, Integer> maxRecordBytes(Collection<String> topics, int cap) {
+        List<ConfigResource> resources = topics.stream()
+                .distinct()
+                .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t))
+                .toList();
+        try {
+            Map<ConfigResource, Config> configs = null;
+            // A topic created a moment ago may not be known to the broker answering yet.
+            for (int attempt = 0; configs == null; attempt++) {
+                try {
+                    configs = admin.describeConfigs(resources).all().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)
+                            || attempt == 50) {
+                        throw e;
+                    }
+                    TimeUnit.MILLISECONDS.sleep(200);
+                }
+            }
+            Map<String, Integer> out = new java.util.HashMap<>();
+            configs.forEach((resource, config) -> {
+                var entry = config.get("max.message.bytes");
+                int max = entry == null || entry.value() == null ? cap : Integer.parseInt(entry.value());
+                out.put(resource.name(), Math.min(cap, max));
+            });
+            return out;
+        } catch (ExecutionException e) {
+            throw new StartupException(
+                    "cannot read max.message.bytes of " + topics + ": "
+                            + e.getCause().getMessage(),
+                    e.getCause());
+        } catch (TimeoutException e) {
+            throw new StartupException("the broker did not answer within " + ADMIN_TIMEOUT_S + " s", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StartupException("interrupted", e);
+        }
+    }
+
     /** Transactional ids starting with {@code prefix} that the broker still knows of. */
     public List<String> transactionalIds(String prefix) {
         try {

@@ -1,32 +1,28 @@
 package io.weir.operators;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cel.common.values.NullValue;
 import io.weir.dataflow.BadRecordException;
 import io.weir.dataflow.Collector;
 import io.weir.dataflow.Event;
 import io.weir.dataflow.Operator;
 import io.weir.dataflow.OperatorContext;
 import io.weir.state.ValueState;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
- * A running aggregate per key: count, and sum / min / max / avg / last of fields, emitted as a JSON
- * document after every update (the running-totals job of DESIGN.md §5).
+ * A running aggregate per key: count, and sum / min / max / avg / first / last of fields, emitted
+ * as a JSON object after every update: the key under {@code keyAs}, then the aggregates in the order
+ * count, sum, min, max, avg, first, last.
  *
- * <p>The state of a key is the document it emits, plus the sums and counts behind averages under a
- * hidden field; it lives in a {@link ValueState} so it is snapshotted with the task. A record is
- * checked completely before the state changes, so a bad record (missing or non-numeric field)
- * goes to the dead-letter topic and leaves no trace. Sums stay exact integers while every input is
- * integral and switch to floating point at the first fraction.
+ * <p>The state of a key is an {@link Accumulators} row in a {@link ValueState}, so it is snapshotted
+ * with the task. A record is checked completely before the state changes, so a bad record (no key,
+ * a missing or non-numeric field, a sum that would overflow) goes to the dead-letter topic and
+ * leaves no trace. Integer sums stay exact: a sum beyond 64 bits is refused, never turned into a
+ * floating-point number; a sum becomes floating point only when an input has a fraction.
  */
 public final class Aggregate implements Operator {
-    private static final String AVERAGES = "_avg";
-    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     /** What to compute; each map goes from input field to output field, in output order. */
     public record Spec(
@@ -36,119 +32,177 @@ public final class Aggregate implements Operator {
             Map<String, String> min,
             Map<String, String> max,
             Map<String, String> avg,
+            Map<String, String> first,
             Map<String, String> last) {
         public Spec {
             sum = new LinkedHashMap<>(sum);
             min = new LinkedHashMap<>(min);
             max = new LinkedHashMap<>(max);
             avg = new LinkedHashMap<>(avg);
+            first = new LinkedHashMap<>(first);
             last = new LinkedHashMap<>(last);
+        }
+
+        /** Whether the aggregate reads fields of the values, which must then be objects. */
+        boolean readsFields() {
+            return !(sum.isEmpty()
+                    && min.isEmpty()
+                    && max.isEmpty()
+                    && avg.isEmpty()
+                    && first.isEmpty()
+                    && last.isEmpty());
         }
     }
 
     private final Spec spec;
-    private ValueState<ObjectNode> state;
+    private final String[] sumIn;
+    private final String[] sumOut;
+    private final String[] minIn;
+    private final String[] minOut;
+    private final String[] maxIn;
+    private final String[] maxOut;
+    private final String[] avgIn;
+    private final String[] avgOut;
+    private final String[] firstIn;
+    private final String[] firstOut;
+    private final String[] lastIn;
+    private final String[] lastOut;
+    private ValueState<Object[]> state;
 
     public Aggregate(Spec spec) {
         this.spec = spec;
+        sumIn = spec.sum().keySet().toArray(String[]::new);
+        sumOut = spec.sum().values().toArray(String[]::new);
+        minIn = spec.min().keySet().toArray(String[]::new);
+        minOut = spec.min().values().toArray(String[]::new);
+        maxIn = spec.max().keySet().toArray(String[]::new);
+        maxOut = spec.max().values().toArray(String[]::new);
+        avgIn = spec.avg().keySet().toArray(String[]::new);
+        avgOut = spec.avg().values().toArray(String[]::new);
+        firstIn = spec.first().keySet().toArray(String[]::new);
+        firstOut = spec.first().values().toArray(String[]::new);
+        lastIn = spec.last().keySet().toArray(String[]::new);
+        lastOut = spec.last().values().toArray(String[]::new);
+    }
+
+    /**
+     * The row of a key: [count, sums…, mins…, maxes…, (avg sum, avg count)…, firsts…, lasts…], each
+     * a value of the {@link Json} model (null until the first record).
+     */
+    private int rowLength() {
+        return 1 + sumIn.length + minIn.length + maxIn.length + 2 * avgIn.length + firstIn.length + lastIn.length;
     }
 
     @Override
     public void open(OperatorContext context) {
-        state = context.state().valueState("aggregate", new CompactJson());
+        state = context.state().valueState("aggregate", new Accumulators(rowLength()));
     }
 
     @Override
     public void process(Event event, Collector out) {
-        if (!(event.value() instanceof ObjectNode in)) {
-            throw new BadRecordException("aggregate expects a JSON object, got " + describe(event.value()));
+        Object key = event.key().value();
+        if (key == null) {
+            throw new BadRecordException("aggregate by key needs a record key, and this record has none");
         }
-        check(in);
-        ObjectNode stored = state.value();
-        ObjectNode doc = stored != null ? stored : NODES.objectNode();
-        if (stored == null) {
-            doc.put(spec.keyAs(), event.key() == null ? null : new String(event.key(), StandardCharsets.UTF_8));
+        Map<?, ?> in = null;
+        if (spec.readsFields()) {
+            if (!(event.value() instanceof Map<?, ?> map)) {
+                throw new BadRecordException("aggregate expects a JSON object, got " + Json.describe(event.value()));
+            }
+            in = map;
         }
+        Object[] stored = state.value();
+        Object[] row = stored != null ? stored : new Object[rowLength()];
+        // Compute every new cell before writing any, so that a refused record changes nothing.
+        Object[] next = row.clone();
+        int i = 0;
+        next[i] = row[i] == null ? 1L : (Long) row[i] + 1;
+        i++;
+        for (int f = 0; f < sumIn.length; f++, i++) {
+            next[i] = Numbers.add(row[i], number(in, sumIn[f]), sumIn[f]);
+        }
+        for (int f = 0; f < minIn.length; f++, i++) {
+            Object v = number(in, minIn[f]);
+            next[i] = row[i] == null || Numbers.compare(v, row[i]) < 0 ? v : row[i];
+        }
+        for (int f = 0; f < maxIn.length; f++, i++) {
+            Object v = number(in, maxIn[f]);
+            next[i] = row[i] == null || Numbers.compare(v, row[i]) > 0 ? v : row[i];
+        }
+        for (int f = 0; f < avgIn.length; f++, i += 2) {
+            Object v = number(in, avgIn[f]);
+            Object sum = Numbers.addOrWiden(row[i], v);
+            next[i] = sum;
+            next[i + 1] = row[i + 1] == null ? 1L : (Long) row[i + 1] + 1;
+        }
+        for (int f = 0; f < firstIn.length; f++, i++) {
+            Object v = field(in, firstIn[f]);
+            next[i] = row[i] == null ? v : row[i];
+        }
+        for (int f = 0; f < lastIn.length; f++, i++) {
+            next[i] = field(in, lastIn[f]);
+        }
+        state.update(next);
+        out.emit(event.withValue(output(key, next)));
+    }
+
+    private Map<String, Object> output(Object key, Object[] row) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put(spec.keyAs(), key instanceof byte[] b ? Codecs.STRING.decode(b) : key);
+        int i = 0;
         if (spec.count() != null) {
-            doc.put(spec.count(), doc.path(spec.count()).asLong(0) + 1);
+            doc.put(spec.count(), row[0]);
         }
-        spec.sum().forEach((from, to) -> doc.set(to, add(doc.get(to), in.get(from))));
-        spec.min().forEach((from, to) -> {
-            JsonNode cur = doc.get(to);
-            if (cur == null || in.get(from).asDouble() < cur.asDouble()) {
-                doc.set(to, in.get(from));
-            }
-        });
-        spec.max().forEach((from, to) -> {
-            JsonNode cur = doc.get(to);
-            if (cur == null || in.get(from).asDouble() > cur.asDouble()) {
-                doc.set(to, in.get(from));
-            }
-        });
-        if (!spec.avg().isEmpty()) {
-            ObjectNode hidden = doc.has(AVERAGES) ? (ObjectNode) doc.get(AVERAGES) : doc.putObject(AVERAGES);
-            spec.avg().forEach((from, to) -> {
-                ArrayNode acc = hidden.has(to)
-                        ? (ArrayNode) hidden.get(to)
-                        : hidden.putArray(to).add(0).add(0);
-                JsonNode sum = add(acc.get(0), in.get(from));
-                long n = acc.get(1).asLong() + 1;
-                acc.removeAll().add(sum).add(n);
-                doc.put(to, sum.asDouble() / n);
-            });
+        i++;
+        i = put(doc, sumOut, row, i);
+        i = put(doc, minOut, row, i);
+        i = put(doc, maxOut, row, i);
+        for (String name : avgOut) {
+            doc.put(name, Numbers.toDouble(row[i]) / (Long) row[i + 1]);
+            i += 2;
         }
-        spec.last().forEach((from, to) -> doc.set(to, in.get(from)));
-        state.update(doc);
-        ObjectNode emitted = doc;
-        if (doc.has(AVERAGES)) {
-            emitted = doc.deepCopy();
-            emitted.remove(AVERAGES);
-        }
-        out.emit(new Event(event.key(), emitted, event.timestamp()));
+        i = put(doc, firstOut, row, i);
+        put(doc, lastOut, row, i);
+        return doc;
     }
 
-    private void check(ObjectNode in) {
-        for (Map<String, String> numeric : java.util.List.of(spec.sum(), spec.min(), spec.max(), spec.avg())) {
-            for (String field : numeric.keySet()) {
-                JsonNode v = in.get(field);
-                if (v == null || v.isNull()) {
-                    throw new BadRecordException("field '" + field + "' is missing");
-                }
-                if (!v.isNumber()) {
-                    throw new BadRecordException("field '" + field + "' must be a number, was " + describe(v));
-                }
-            }
+    private static int put(Map<String, Object> doc, String[] names, Object[] row, int i) {
+        for (String name : names) {
+            doc.put(name, row[i++]);
         }
-        for (String field : spec.last().keySet()) {
-            if (!in.has(field)) {
-                throw new BadRecordException("field '" + field + "' is missing");
-            }
-        }
+        return i;
     }
 
-    private static JsonNode add(JsonNode sum, JsonNode v) {
-        if (sum == null) {
-            return v.isIntegralNumber() && v.canConvertToLong()
-                    ? NODES.numberNode(v.asLong())
-                    : NODES.numberNode(v.asDouble());
+    private static Object field(Map<?, ?> in, String name) {
+        Object v = in.get(name);
+        if (v == null) {
+            throw new BadRecordException("field '" + name + "' is missing");
         }
-        if (sum.isIntegralNumber() && v.isIntegralNumber() && v.canConvertToLong()) {
-            long a = sum.asLong();
-            long b = v.asLong();
-            long r = a + b;
-            if (((a ^ r) & (b ^ r)) >= 0) { // no overflow
-                return NODES.numberNode(r);
-            }
-        }
-        return NODES.numberNode(sum.asDouble() + v.asDouble());
+        return v;
     }
 
-    private static String describe(Object v) {
-        if (v instanceof JsonNode n) {
-            String text = n.toString();
-            return n.getNodeType().name().toLowerCase() + " "
-                    + (text.length() > 40 ? text.substring(0, 40) + "…" : text);
+    private static Object number(Map<?, ?> in, String name) {
+        Object v = in.get(name);
+        if (v == null || v instanceof NullValue) {
+            throw new BadRecordException("field '" + name + "' is missing");
         }
-        return v == null ? "null" : v.getClass().getSimpleName();
+        if (!(v instanceof Long || v instanceof Double)) {
+            throw new BadRecordException("field '" + name + "' must be a number, was " + Json.describe(v));
+        }
+        return v;
+    }
+
+    /** The output field names in order, for plans and tests. */
+    public static List<String> outputFields(Spec spec) {
+        List<String> fields = new java.util.ArrayList<>();
+        fields.add(spec.keyAs());
+        if (spec.count() != null) {
+            fields.add(spec.count());
+        }
+        for (Map<String, String> m :
+                List.of(spec.sum(), spec.min(), spec.max(), spec.avg(), spec.first(), spec.last())) {
+            fields.addAll(m.values());
+        }
+        return fields;
     }
 }

@@ -22,6 +22,7 @@ import io.weir.state.StoredFile;
 import io.weir.tools.OrderGenerator;
 import io.weir.tools.RunningTotalsVerifier;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -191,10 +192,14 @@ class KillDuringUploadIT {
                         c.task(), "verify", new RestorePoint(c.task(), c.checkpointId(), c.state()), store)) {
                     for (Iterator<Map.Entry<byte[], byte[]>> it = s.scan(new byte[0]); it.hasNext(); ) {
                         // Through text, so numbers compare as the emitted JSON does (int vs long nodes).
-                        JsonNode doc = JSON.readTree(new io.weir.operators.CompactJson()
-                                .deserialize(it.next().getValue())
-                                .toString());
-                        state.put(doc.get("user").asText(), doc);
+                        Map.Entry<byte[], byte[]> e = it.next();
+                        Object[] row = new io.weir.operators.Accumulators(3).deserialize(e.getValue());
+                        // State key: 0x01, name length, "aggregate", key length (4 bytes), key.
+                        String user = new String(e.getKey(), 15, e.getKey().length - 15, StandardCharsets.UTF_8);
+                        state.put(
+                                user,
+                                JSON.readTree("{\"user\":\"" + user + "\",\"count\":" + row[0] + ",\"sum\":" + row[1]
+                                        + ",\"lastSeq\":" + row[2] + "}"));
                     }
                 }
             }

@@ -22,9 +22,6 @@ final class CountPerKey implements Operator {
         Long before = count.value();
         long now = before == null ? 1 : before + 1;
         count.update(now);
-        out.emit(new Event(
-                event.key(),
-                new String(event.key(), java.nio.charset.StandardCharsets.UTF_8) + ":" + now,
-                event.timestamp()));
+        out.emit(event.withValue(event.key().value() + ":" + now));
     }
 }

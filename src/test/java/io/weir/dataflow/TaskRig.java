@@ -8,6 +8,7 @@ import io.weir.fixtures.FakeClock;
 import io.weir.fixtures.MemorySnapshotStore;
 import io.weir.fixtures.RecordingEpochOutputs;
 import io.weir.fixtures.TextCodec;
+import io.weir.operators.Sink;
 import io.weir.state.KeyedState;
 import io.weir.state.MemoryStateStore;
 import io.weir.state.RestorePoint;
@@ -45,8 +46,13 @@ final class TaskRig {
         }
         offsets = new long[channelCount];
         nextBarrier = firstEpoch;
-        Stage stage =
-                new Stage("count", List.of("in"), new TextCodec(), operators, SINK, new TextCodec(), DEAD_LETTERS);
+        List<ChainedOperator> chain = new java.util.ArrayList<>();
+        for (int i = 0; i < operators.size(); i++) {
+            chain.add(new ChainedOperator("pipeline." + (i + 1) + ".op", operators.get(i)));
+        }
+        TextCodec text = new TextCodec();
+        chain.add(new ChainedOperator("pipeline.sink", () -> new Sink(SINK, text, text, null)));
+        Stage stage = new Stage("count", List.of("in"), text, text, chain, DEAD_LETTERS, false);
         TaskEnvironment env = new TaskEnvironment(align, outputs, acks, clock, counters);
         task = new Task(stage, 0, channels, state, env, firstEpoch);
     }

@@ -194,8 +194,8 @@ class TaskTest {
 
     @Test
     void operatorsOfAChainRunInOrder() throws Exception {
-        Supplier<Operator> upper = () -> (event, out) ->
-                out.emit(new Event(event.key(), ((String) event.value()).toUpperCase(), event.timestamp()));
+        Supplier<Operator> upper =
+                () -> (event, out) -> out.emit(event.withValue(((String) event.value()).toUpperCase()));
         Supplier<Operator> twice = () -> (event, out) -> {
             out.emit(event);
             out.emit(event);

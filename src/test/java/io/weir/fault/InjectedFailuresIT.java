@@ -11,6 +11,7 @@ import io.weir.app.Seams;
 import io.weir.checkpoint.CheckpointIo;
 import io.weir.checkpoint.TaskCheckpoint;
 import io.weir.config.WeirConfig;
+import io.weir.dataflow.ChainedOperator;
 import io.weir.dataflow.Collector;
 import io.weir.dataflow.Event;
 import io.weir.dataflow.Operator;
@@ -156,22 +157,23 @@ class InjectedFailuresIT {
 
     /** The stage with {@code first} in front of its operators (a stage is a record: a new one). */
     private static InstanceSettings withFirstOperator(InstanceSettings s, Supplier<Operator> first) {
-        Stage old = s.stage();
-        List<Supplier<Operator>> operators = new ArrayList<>();
-        operators.add(first);
+        Stage old = s.firstStage();
+        List<ChainedOperator> operators = new ArrayList<>();
+        operators.add(new ChainedOperator("pipeline.0.fault", first));
         operators.addAll(old.operators());
         Stage stage = new Stage(
                 old.name(),
                 old.inputTopics(),
-                old.sourceCodec(),
+                old.keyCodec(),
+                old.valueCodec(),
                 operators,
-                old.sinkTopic(),
-                old.sinkCodec(),
-                old.deadLetterTopic());
+                old.deadLetterTopic(),
+                old.eventTime());
         return new InstanceSettings(
                 s.application(),
                 s.instanceId(),
-                stage,
+                List.of(stage),
+                s.outputs(),
                 s.exactlyOnce(),
                 s.threads(),
                 s.channelCapacity(),
@@ -179,7 +181,8 @@ class InjectedFailuresIT {
                 s.transactionTimeout(),
                 s.checkpoint(),
                 s.restart(),
-                s.state());
+                s.state(),
+                s.truncateDeadLetters());
     }
 
     /** A fault that fires on the {@code at}-th call counted over the whole instance, and never again. */

@@ -5,13 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.weir.dataflow.BadRecordException;
 import io.weir.dataflow.Event;
-import io.weir.dataflow.OperatorContext;
-import io.weir.state.KeyedState;
-import io.weir.state.MemoryStateStore;
-import io.weir.state.Timers;
-import java.nio.charset.StandardCharsets;
+import io.weir.fixtures.OperatorHarness;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,47 +16,30 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class AggregateTest {
-    private final KeyedState state = new KeyedState(new MemoryStateStore("t"));
-    private final List<JsonNode> out = new ArrayList<>();
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private OperatorHarness harness;
 
     private Aggregate aggregate(Aggregate.Spec spec) {
         Aggregate a = new Aggregate(spec);
-        a.open(new OperatorContext() {
-            @Override
-            public KeyedState state() {
-                return state;
-            }
-
-            @Override
-            public Timers timers() {
-                return state.timers("0");
-            }
-
-            @Override
-            public String taskName() {
-                return "t";
-            }
-
-            @Override
-            public long currentProcessingTime() {
-                return 0;
-            }
-        });
+        harness = new OperatorHarness(a);
         return a;
     }
 
     private static Aggregate.Spec runningTotals() {
         return new Aggregate.Spec(
-                "user", "count", Map.of("amount", "sum"), Map.of(), Map.of(), Map.of(), Map.of("seq", "lastSeq"));
+                "user",
+                "count",
+                Map.of("amount", "sum"),
+                Map.of(),
+                Map.of(),
+                Map.of(),
+                Map.of(),
+                Map.of("seq", "lastSeq"));
     }
 
     private JsonNode send(Aggregate a, String key, String json) throws Exception {
-        byte[] k = key.getBytes(StandardCharsets.UTF_8);
-        state.setCurrentKey(k);
-        a.process(
-                new Event(k, Codecs.named("json").decode(json.getBytes(StandardCharsets.UTF_8)), 0),
-                e -> out.add((JsonNode) e.value()));
-        return out.get(out.size() - 1);
+        Event e = harness.json(key, json);
+        return JSON.readTree(Json.encode(e.value()));
     }
 
     @Test
@@ -85,15 +65,19 @@ class AggregateTest {
     }
 
     @Test
-    void sumsStayIntegralUntilAFractionArrivesAndSurviveOverflow() throws Exception {
+    void integerSumsStayExactAndAnOverflowIsRefusedNotTurnedIntoADouble() throws Exception {
         Aggregate a = aggregate(runningTotals());
         assertTrue(send(a, "k", "{\"amount\":" + Long.MAX_VALUE + ",\"seq\":1}")
                 .get("sum")
                 .isIntegralNumber());
-        JsonNode overflowed = send(a, "k", "{\"amount\":1,\"seq\":2}");
-        assertTrue(overflowed.get("sum").isDouble());
-        Aggregate b = aggregate(
-                new Aggregate.Spec("key", null, Map.of("amount", "sum"), Map.of(), Map.of(), Map.of(), Map.of()));
+        BadRecordException overflow =
+                assertThrows(BadRecordException.class, () -> send(a, "k", "{\"amount\":" + Long.MAX_VALUE + "}"));
+        assertTrue(overflow.getMessage().contains("overflow"), overflow.getMessage());
+        JsonNode after = send(a, "k", "{\"amount\":-1,\"seq\":3}");
+        assertEquals(Long.MAX_VALUE - 1, after.get("sum").asLong());
+        assertEquals(2, after.get("count").asLong());
+        Aggregate b = aggregate(new Aggregate.Spec(
+                "key", null, Map.of("amount", "sum"), Map.of(), Map.of(), Map.of(), Map.of(), Map.of()));
         send(b, "x", "{\"amount\":2}");
         assertEquals(4.5, send(b, "x", "{\"amount\":2.5}").get("sum").asDouble());
     }
@@ -102,7 +86,14 @@ class AggregateTest {
     void minMaxAndAverageFollowEveryUpdateWithoutLeakingTheirHelpers() throws Exception {
         Map<String, String> min = new LinkedHashMap<>(Map.of("v", "lo"));
         Aggregate a = aggregate(new Aggregate.Spec(
-                "key", "n", Map.of(), min, Map.of("v", "hi"), Map.of("v", "mean"), Map.of("tag", "tag")));
+                "key",
+                "n",
+                Map.of(),
+                min,
+                Map.of("v", "hi"),
+                Map.of("v", "mean"),
+                Map.of("tag", "firstTag"),
+                Map.of("tag", "tag")));
         send(a, "k", "{\"v\":4,\"tag\":\"a\"}");
         send(a, "k", "{\"v\":-2,\"tag\":{\"nested\":true}}");
         JsonNode r = send(a, "k", "{\"v\":7,\"tag\":null}");
@@ -111,6 +102,20 @@ class AggregateTest {
         assertEquals(3.0, r.get("mean").asDouble());
         assertEquals(3, r.get("n").asLong());
         assertTrue(r.get("tag").isNull());
-        assertTrue(!r.has("_avg"), r.toString());
+        assertEquals("a", r.get("firstTag").asText());
+        assertEquals("[\"key\",\"n\",\"lo\",\"hi\",\"mean\",\"firstTag\",\"tag\"]", JSON.writeValueAsString(names(r)));
+    }
+
+    @Test
+    void aRecordWithoutKeyIsRefused() throws Exception {
+        Aggregate a = aggregate(runningTotals());
+        BadRecordException e = assertThrows(BadRecordException.class, () -> send(a, null, "{\"amount\":1,\"seq\":1}"));
+        assertTrue(e.getMessage().contains("needs a record key"), e.getMessage());
+    }
+
+    private static List<String> names(JsonNode n) {
+        List<String> out = new ArrayList<>();
+        n.fieldNames().forEachRemaining(out::add);
+        return out;
     }
 }

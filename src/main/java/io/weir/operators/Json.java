@@ -1,0 +1,202 @@
+package io.weir.operators;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.InputCoercionException;
+import com.fasterxml.jackson.core.util.ByteArrayBuilder;
+import dev.cel.common.values.CelByteString;
+import dev.cel.common.values.NullValue;
+import io.weir.dataflow.BadRecordException;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * JSON text to and from the value model that expressions and operators work on: an object is a
+ * {@code Map<String,Object>} (insertion order kept), an array a {@code List<Object>}, an integer a
+ * {@code Long}, a number with a fraction or exponent a {@code Double}, then {@code String},
+ * {@code Boolean}, and JSON null is {@link NullValue#NULL_VALUE} (CEL's null; a Java null never
+ * appears inside a value).
+ *
+ * <p>Decoding is strict: one JSON document per record (trailing text is an error), no repeated
+ * field names, integers within 64 bits. Such a record goes to the dead-letter topic rather than
+ * being read one way here and another way by the next consumer.
+ */
+public final class Json {
+    private static final JsonFactory FACTORY = JsonFactory.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .build();
+
+    private Json() {}
+
+    /** Decodes one JSON document; throws {@link BadRecordException} saying what is wrong. */
+    public static Object decode(byte[] bytes) {
+        if (bytes == null) {
+            throw new BadRecordException("value is null (a tombstone), expected a JSON document");
+        }
+        try (JsonParser p = FACTORY.createParser(bytes)) {
+            JsonToken first = p.nextToken();
+            if (first == null) {
+                throw new BadRecordException("value is empty, expected a JSON document");
+            }
+            Object value = read(p, first);
+            JsonToken trailing;
+            try {
+                trailing = p.nextToken();
+            } catch (IOException e) {
+                trailing = JsonToken.NOT_AVAILABLE;
+            }
+            if (trailing != null) {
+                throw new BadRecordException("value is not one JSON document: more text follows it at offset "
+                        + p.currentLocation().getByteOffset());
+            }
+            return value;
+        } catch (InputCoercionException e) {
+            throw new BadRecordException("value is not valid JSON: " + firstLine(e.getOriginalMessage()), e);
+        } catch (IOException e) {
+            throw new BadRecordException("value is not valid JSON: " + firstLine(e.getMessage()), e);
+        }
+    }
+
+    private static Object read(JsonParser p, JsonToken t) throws IOException {
+        switch (t) {
+            case START_OBJECT: {
+                Map<String, Object> map = new LinkedHashMap<>();
+                for (String name = p.nextFieldName(); name != null; name = p.nextFieldName()) {
+                    map.put(name, read(p, p.nextToken()));
+                }
+                return map;
+            }
+            case START_ARRAY: {
+                List<Object> list = new ArrayList<>();
+                for (JsonToken next = p.nextToken(); next != JsonToken.END_ARRAY; next = p.nextToken()) {
+                    list.add(read(p, next));
+                }
+                return list;
+            }
+            case VALUE_STRING:
+                return p.getText();
+            case VALUE_NUMBER_INT:
+                if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+                    throw new BadRecordException("value has an integer beyond 64 bits: " + abbreviate(p.getText())
+                            + " at offset " + p.currentTokenLocation().getByteOffset());
+                }
+                return p.getLongValue();
+            case VALUE_NUMBER_FLOAT:
+                return p.getDoubleValue();
+            case VALUE_TRUE:
+                return Boolean.TRUE;
+            case VALUE_FALSE:
+                return Boolean.FALSE;
+            case VALUE_NULL:
+                return NullValue.NULL_VALUE;
+            default:
+                throw new BadRecordException("value is not valid JSON: unexpected " + t);
+        }
+    }
+
+    /** Encodes a value of the model (and plain Java values: null, Integer, byte[] as Base64). */
+    public static byte[] encode(Object value) {
+        ByteArrayBuilder out = new ByteArrayBuilder(FACTORY._getBufferRecycler(), 128);
+        try (JsonGenerator g = FACTORY.createGenerator(out)) {
+            write(g, value);
+        } catch (IOException e) {
+            throw new IllegalStateException("writing JSON to memory failed", e);
+        }
+        return out.toByteArray();
+    }
+
+    private static void write(JsonGenerator g, Object v) throws IOException {
+        if (v == null || v instanceof NullValue) {
+            g.writeNull();
+        } else if (v instanceof String s) {
+            g.writeString(s);
+        } else if (v instanceof Long l) {
+            g.writeNumber(l);
+        } else if (v instanceof Integer i) {
+            g.writeNumber(i);
+        } else if (v instanceof Double d) {
+            finite(d);
+            g.writeNumber(d);
+        } else if (v instanceof Float f) {
+            finite(f);
+            g.writeNumber(f);
+        } else if (v instanceof Boolean b) {
+            g.writeBoolean(b);
+        } else if (v instanceof Map<?, ?> map) {
+            g.writeStartObject();
+            for (Map.Entry<?, ?> e : map.entrySet()) {
+                g.writeFieldName(String.valueOf(e.getKey()));
+                write(g, e.getValue());
+            }
+            g.writeEndObject();
+        } else if (v instanceof List<?> list) {
+            g.writeStartArray();
+            for (Object item : list) {
+                write(g, item);
+            }
+            g.writeEndArray();
+        } else if (v instanceof byte[] b) {
+            g.writeString(Base64.getEncoder().encodeToString(b));
+        } else if (v instanceof CelByteString b) {
+            g.writeString(Base64.getEncoder().encodeToString(b.toByteArray()));
+        } else if (v instanceof BigInteger b) {
+            g.writeNumber(b);
+        } else if (v instanceof Number n) {
+            g.writeNumber(n.toString());
+        } else {
+            throw new BadRecordException("cannot write a " + v.getClass().getSimpleName() + " as JSON");
+        }
+    }
+
+    private static void finite(double d) {
+        if (Double.isNaN(d) || Double.isInfinite(d)) {
+            throw new BadRecordException("cannot write " + d + " as JSON, which has no NaN or infinity");
+        }
+    }
+
+    /** A short description of a value for messages: its JSON type and the start of its text. */
+    public static String describe(Object v) {
+        String type;
+        if (v == null || v instanceof NullValue) {
+            return "null";
+        } else if (v instanceof Map) {
+            type = "object";
+        } else if (v instanceof List) {
+            type = "array";
+        } else if (v instanceof String) {
+            type = "string";
+        } else if (v instanceof Boolean) {
+            type = "boolean";
+        } else if (v instanceof Number) {
+            type = "number";
+        } else if (v instanceof byte[] b) {
+            return "bytes (" + b.length + ")";
+        } else {
+            type = v.getClass().getSimpleName();
+        }
+        String text;
+        try {
+            text = new String(encode(v), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (RuntimeException e) {
+            text = String.valueOf(v);
+        }
+        return type + " " + abbreviate(text);
+    }
+
+    private static String abbreviate(String text) {
+        return text.length() > 40 ? text.substring(0, 40) + "…" : text;
+    }
+
+    private static String firstLine(String s) {
+        int nl = s == null ? -1 : s.indexOf('\n');
+        return nl < 0 ? String.valueOf(s) : s.substring(0, nl);
+    }
+}
