@@ -5,7 +5,6 @@ import io.weir.dataflow.Collector;
 import io.weir.dataflow.Event;
 import io.weir.dataflow.Operator;
 import io.weir.dataflow.OperatorContext;
-import java.util.function.Function;
 
 /**
  * Writes each record to a topic in the epoch's transaction: the value in the sink's format, the key
@@ -17,13 +16,13 @@ public final class Sink implements Operator {
     private final String topic;
     private final Codec keyCodec;
     private final Codec valueCodec;
-    private final Function<Event, Object> key;
+    private final RecordFunction key;
     private OperatorContext context;
 
     /**
      * @param key computes the output key from the record, or null to write the record's key
      */
-    public Sink(String topic, Codec keyCodec, Codec valueCodec, Function<Event, Object> key) {
+    public Sink(String topic, Codec keyCodec, Codec valueCodec, RecordFunction key) {
         this.topic = topic;
         this.keyCodec = keyCodec;
         this.valueCodec = valueCodec;
@@ -45,8 +44,8 @@ public final class Sink implements Operator {
         if (key == null) {
             k = event.key().bytesIn(keyCodec);
         } else {
-            Object v = key.apply(event);
-            k = v == null ? null : keyCodec.encode(v);
+            Object v = key.apply(event, context);
+            k = keyCodec.encode(v);
         }
         byte[] value = valueCodec.encode(event.value());
         context.send(topic, k, value, event.timestamp(), event.headers());

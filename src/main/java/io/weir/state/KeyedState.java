@@ -26,6 +26,11 @@ public final class KeyedState {
 
     private final StateStore store;
     private byte[] currentKey = new byte[0];
+    /**
+     * Per timer domain, no timer is due before this time: lowered by every registration, learnt
+     * from each scan; MIN_VALUE (unknown, as after a restore) makes the next take scan.
+     */
+    private final long[] earliestTimer = {Long.MIN_VALUE, Long.MIN_VALUE};
 
     public KeyedState(StateStore store) {
         this.store = store;
@@ -164,6 +169,7 @@ public final class KeyedState {
         return new Timers() {
             @Override
             public void registerEventTime(long timestamp) {
+                lowerEarliest(TimerDomain.EVENT_TIME, timestamp);
                 store.put(timerKey(TimerDomain.EVENT_TIME, timestamp, o, currentKey), new byte[0]);
             }
 
@@ -174,6 +180,7 @@ public final class KeyedState {
 
             @Override
             public void registerProcessingTime(long timestamp) {
+                lowerEarliest(TimerDomain.PROCESSING_TIME, timestamp);
                 store.put(timerKey(TimerDomain.PROCESSING_TIME, timestamp, o, currentKey), new byte[0]);
             }
 
@@ -190,12 +197,18 @@ public final class KeyedState {
      * by the next call.
      */
     public List<Timer> takeDueTimers(TimerDomain domain, long upTo) {
+        int d = domain.ordinal();
+        if (upTo < earliestTimer[d] && earliestTimer[d] != Long.MIN_VALUE) {
+            return List.of(); // no scan: nothing can be due yet
+        }
         byte[] p = {TIMER, (byte) domain.ordinal()};
         List<Timer> due = new ArrayList<>();
+        earliestTimer[d] = Long.MAX_VALUE;
         for (Iterator<Map.Entry<byte[], byte[]>> it = store.scan(p); it.hasNext(); ) {
             byte[] k = it.next().getKey();
             long ts = ByteBuffer.wrap(k, 2, 8).getLong() ^ Long.MIN_VALUE;
             if (ts > upTo) {
+                earliestTimer[d] = ts;
                 break;
             }
             int ownerLength = k[10] & 0xFF;
@@ -206,6 +219,13 @@ public final class KeyedState {
             store.delete(timerKey(domain, t.timestamp(), ownerBytes(t.owner()), t.key()));
         }
         return due;
+    }
+
+    private void lowerEarliest(TimerDomain domain, long timestamp) {
+        int d = domain.ordinal();
+        if (earliestTimer[d] != Long.MIN_VALUE) {
+            earliestTimer[d] = Math.min(earliestTimer[d], timestamp);
+        }
     }
 
     private static byte[] timerKey(TimerDomain domain, long timestamp, byte[] owner, byte[] key) {
