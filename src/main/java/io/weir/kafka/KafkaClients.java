@@ -60,7 +60,8 @@ public final class KafkaClients {
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, resetToEarliest ? "earliest" : "latest");
         // Range assignment gives partition p of every input topic to the same member: co-partitioning.
         p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RangeAssignor.class.getName());
-        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        return created(
+                "consumer", () -> new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer()));
     }
 
     /** A consumer outside any group, for reading internal topics by assignment. */
@@ -73,7 +74,8 @@ public final class KafkaClients {
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(4 << 20));
-        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        return created(
+                "consumer", () -> new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer()));
     }
 
     /**
@@ -93,7 +95,8 @@ public final class KafkaClients {
         p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(16 << 20));
         p.put(ConsumerConfig.FETCH_MAX_BYTES_CONFIG, Integer.toString(64 << 20));
         p.putIfAbsent(ConsumerConfig.RECEIVE_BUFFER_CONFIG, Integer.toString(4 << 20));
-        return new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        return created(
+                "consumer", () -> new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer()));
     }
 
     public KafkaProducer<byte[], byte[]> transactionalProducer(String transactionalId, long transactionTimeoutMs) {
@@ -101,20 +104,20 @@ public final class KafkaClients {
         p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, transactionalId);
         p.put(ProducerConfig.CLIENT_ID_CONFIG, transactionalId);
         p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, Long.toString(transactionTimeoutMs));
-        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+        return created("producer", () -> new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer()));
     }
 
     /** An idempotent producer without transactions: at-least-once output and snapshot chunks. */
     public KafkaProducer<byte[], byte[]> idempotentProducer(String clientId) {
         Map<String, Object> p = producerBase();
         p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
-        return new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+        return created("producer", () -> new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer()));
     }
 
     public Admin admin(String clientId) {
         Map<String, Object> p = base(admin);
         p.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId);
-        return Admin.create(p);
+        return created("admin", () -> Admin.create(p));
     }
 
     /** The producers' request limit: snapshot chunks of 1 MiB plus their headers fit. */
@@ -128,6 +131,27 @@ public final class KafkaClients {
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         return p;
+    }
+
+    /**
+     * Creates a client; a refusal (a malformed {@code sasl.jaas.config}, an unknown class) is
+     * rethrown naming its root cause, which the client's own "Failed to create new KafkaAdminClient"
+     * hides.
+     */
+    static <T> T created(String kind, java.util.function.Supplier<T> create) {
+        try {
+            return create.get();
+        } catch (org.apache.kafka.common.KafkaException e) {
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            throw new Topics.StartupException(
+                    "cannot create the Kafka " + kind + " client: "
+                            + root.getClass().getSimpleName() + ": " + root.getMessage()
+                            + " (check kafka.properties and kafka." + kind + ")",
+                    e);
+        }
     }
 
     private Map<String, Object> base(Map<String, String> specific) {

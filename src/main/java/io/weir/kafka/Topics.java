@@ -28,6 +28,8 @@ import org.slf4j.LoggerFactory;
 public final class Topics {
     private static final Logger LOG = LoggerFactory.getLogger(Topics.class);
     private static final long ADMIN_TIMEOUT_S = 60;
+    /** While waiting for the broker at start, how long one attempt waits for an answer. */
+    private static final long WAIT_ATTEMPT_S = 5;
 
     private final Admin admin;
 
@@ -48,9 +50,13 @@ public final class Topics {
 
     /** Partition counts of existing topics; a missing one is an error naming it. */
     public Map<String, Integer> partitions(Collection<String> topics) {
+        return partitions(topics, ADMIN_TIMEOUT_S);
+    }
+
+    private Map<String, Integer> partitions(Collection<String> topics, long timeoutSeconds) {
         try {
             Map<String, TopicDescription> d =
-                    admin.describeTopics(topics).allTopicNames().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS);
+                    admin.describeTopics(topics).allTopicNames().get(timeoutSeconds, TimeUnit.SECONDS);
             java.util.HashMap<String, Integer> out = new java.util.HashMap<>();
             d.forEach((k, v) -> out.put(k, v.partitions().size()));
             return out;
@@ -77,7 +83,7 @@ public final class Topics {
         long nextLog = 0;
         while (true) {
             try {
-                return partitions(topics);
+                return partitions(topics, WAIT_ATTEMPT_S);
             } catch (StartupException e) {
                 boolean missing =
                         e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -89,12 +95,14 @@ public final class Topics {
                 }
                 if (System.currentTimeMillis() >= nextLog) {
                     LOG.warn(
-                            "waiting {}: {}",
-                            missing ? "for the input topics " + topics + " to exist" : "for the broker",
-                            e.getMessage());
+                            missing
+                                    ? "waiting for the input topics {} to exist (checking again every second)"
+                                    : "waiting for the Kafka broker to answer (it did not within {} s); Weir"
+                                            + " starts once it does",
+                            missing ? topics : WAIT_ATTEMPT_S);
                     nextLog = System.currentTimeMillis() + logEvery.toMillis();
                 }
-                TimeUnit.MILLISECONDS.sleep(500);
+                TimeUnit.MILLISECONDS.sleep(missing ? 1000 : 200);
             }
         }
     }
