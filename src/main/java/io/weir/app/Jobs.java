@@ -6,6 +6,7 @@ import io.weir.config.AggregateStep;
 import io.weir.config.OperatorStep;
 import io.weir.config.ProcessingConfig;
 import io.weir.config.RestartConfig;
+import io.weir.config.SinkStep;
 import io.weir.config.StateConfig;
 import io.weir.config.WeirConfig;
 import io.weir.dataflow.Operator;
@@ -31,7 +32,9 @@ public final class Jobs {
     public static InstanceSettings settings(WeirConfig config) {
         ProcessingConfig p = config.processing();
         var source = config.pipeline().source();
-        var sink = config.pipeline().sink();
+        if (!(config.pipeline().terminal() instanceof SinkStep sink)) {
+            throw new IllegalArgumentException("the runtime does not run a route step yet");
+        }
         List<Supplier<Operator>> operators = new ArrayList<>();
         for (OperatorStep step : config.pipeline().operators()) {
             operators.add(operator(step));
@@ -76,6 +79,9 @@ public final class Jobs {
 
     private static Supplier<Operator> operator(OperatorStep step) {
         if (step instanceof AggregateStep a) {
+            if (!a.first().isEmpty()) {
+                throw new IllegalArgumentException("the runtime does not compute first yet");
+            }
             Aggregate.Spec spec =
                     new Aggregate.Spec(a.keyAs(), a.count().orElse(null), a.sum(), a.min(), a.max(), a.avg(), a.last());
             return () -> new Aggregate(spec);

@@ -30,11 +30,13 @@ public final class Expression {
     private static final Map<ExpressionTypes, Cel> ENVIRONMENTS = new ConcurrentHashMap<>();
 
     private final String text;
+    private final ExpressionTypes types;
     private final CelType resultType;
     private final CelRuntime.Program program;
 
-    private Expression(String text, CelType resultType, CelRuntime.Program program) {
+    private Expression(String text, ExpressionTypes types, CelType resultType, CelRuntime.Program program) {
         this.text = text;
+        this.types = types;
         this.resultType = resultType;
         this.program = program;
     }
@@ -45,13 +47,17 @@ public final class Expression {
         Cel cel = ENVIRONMENTS.computeIfAbsent(Objects.requireNonNull(types, "types"), Expression::environment);
         CelAbstractSyntaxTree ast;
         try {
-            ast = cel.compile(text).getAst();
+            ast = cel.parse(text).getAst();
         } catch (CelValidationException e) {
-            throw new ExpressionError(
-                    e.getErrors().stream().map(Expression::issue).toList());
+            throw new ExpressionError(ExpressionError.Kind.SYNTAX, issues(e));
         }
         try {
-            return new Expression(text, ast.getResultType(), cel.createProgram(ast));
+            ast = cel.check(ast).getAst();
+        } catch (CelValidationException e) {
+            throw new ExpressionError(ExpressionError.Kind.CHECK, issues(e));
+        }
+        try {
+            return new Expression(text, types, ast.getResultType(), cel.createProgram(ast));
         } catch (CelEvaluationException e) {
             throw new ExpressionError(
                     ExpressionError.Kind.CHECK, List.of(new ExpressionError.Issue(1, 1, Values.clean(e.getMessage()))));
@@ -164,6 +170,22 @@ public final class Expression {
         return type.name() + "("
                 + String.join(
                         ", ", type.parameters().stream().map(Expression::name).toList()) + ")";
+    }
+
+    /** The types the expression was compiled with. */
+    public ExpressionTypes types() {
+        return types;
+    }
+
+    /** Expressions are equal when compiled from the same text with the same types. */
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof Expression that && text.equals(that.text) && types.equals(that.types);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(text, types);
     }
 
     @Override
