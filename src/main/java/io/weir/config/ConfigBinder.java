@@ -23,6 +23,9 @@ final class ConfigBinder {
 
     private final Supplier<String> hostName;
 
+    /** A property producers are given, with the full path messages name it by. */
+    private record ProducerSetting(String path, Section.StringEntry entry) {}
+
     ConfigBinder(Supplier<String> hostName) {
         this.hostName = hostName;
     }
@@ -101,16 +104,17 @@ final class ConfigBinder {
                     section.originOf("bootstrap"),
                     section.path("bootstrap") + " must be a " + "comma-separated list of host:port, was " + bootstrap);
         }
-        Map<String, Section.StringEntry> effectiveProducer = new LinkedHashMap<>();
+        Map<String, ProducerSetting> effectiveProducer = new LinkedHashMap<>();
         Map<String, String> properties = properties(section, "properties", effectiveProducer);
         Map<String, String> consumer = properties(section, "consumer", new LinkedHashMap<>());
         Map<String, String> producer = properties(section, "producer", effectiveProducer);
         Map<String, String> admin = properties(section, "admin", new LinkedHashMap<>());
         section.rejectUnknownKeys();
         if (guarantee.orElse(null) == ProcessingConfig.Guarantee.EXACTLY_ONCE) {
-            effectiveProducer.values().forEach(entry -> KafkaPropertyRules.exactlyOnceProblem(
-                            entry.key(), entry.value())
-                    .ifPresent(problem -> section.error(entry.valueOrigin(), entry.key() + " " + problem)));
+            effectiveProducer.values().forEach(setting -> KafkaPropertyRules.exactlyOnceProblem(
+                            setting.entry().key(), setting.entry().value())
+                    .ifPresent(
+                            problem -> section.error(setting.entry().valueOrigin(), setting.path() + " " + problem)));
         }
         return section.build(mark, () -> new KafkaConfig(bootstrap, properties, consumer, producer, admin));
     }
@@ -120,7 +124,7 @@ final class ConfigBinder {
      * producer gets are put into {@code producerView}, later maps replacing earlier ones.
      */
     private static Map<String, String> properties(
-            Section section, String key, Map<String, Section.StringEntry> producerView) {
+            Section section, String key, Map<String, ProducerSetting> producerView) {
         List<Section.StringEntry> entries = section.stringEntries(key);
         Map<String, String> properties = new LinkedHashMap<>();
         for (Section.StringEntry entry : entries) {
@@ -129,14 +133,12 @@ final class ConfigBinder {
             if (instead != null) {
                 section.error(entry.keyOrigin(), path + " is set by Weir and cannot be configured: " + instead);
             } else {
-                KafkaPropertyRules.problem(key, entry.key(), entry.value())
-                        .ifPresent(problem -> section.error(
-                                entry.valueOrigin(),
-                                path + " is not valid, was " + entry.value().strip() + "; " + problem));
-                if (!key.equals("consumer") && !key.equals("admin")) {
-                    producerView.put(
-                            entry.key(),
-                            new Section.StringEntry(path, entry.value(), entry.keyOrigin(), entry.valueOrigin()));
+                Optional<String> problem = KafkaPropertyRules.problem(key, entry.key(), entry.value());
+                problem.ifPresent(why -> section.error(
+                        entry.valueOrigin(),
+                        path + " is not valid, was " + entry.value().strip() + "; " + why));
+                if (problem.isEmpty() && !key.equals("consumer") && !key.equals("admin")) {
+                    producerView.put(entry.key(), new ProducerSetting(path, entry));
                 }
             }
             properties.put(entry.key(), entry.value());
