@@ -1,6 +1,7 @@
 package io.weir.app;
 
 import io.weir.checkpoint.RestartStrategy;
+import io.weir.config.TransactionTimeoutRule;
 import io.weir.dataflow.Counters;
 import io.weir.dataflow.RecordLimits;
 import io.weir.dataflow.Stage;
@@ -211,13 +212,13 @@ public final class Instance implements AutoCloseable {
             throw new Topics.StartupException("processing.transaction-timeout (" + txMs + " ms) exceeds the broker's "
                     + "transaction.max.timeout.ms (" + brokerMaxMs + " ms): lower the one or raise the other");
         }
-        long needed = settings.checkpoint().interval().toMillis()
-                + settings.checkpoint().timeout().toMillis();
-        if (needed * 4 > txMs * 3) {
-            throw new Topics.StartupException("processing.checkpoint.interval + processing.checkpoint.timeout ("
-                    + needed + " ms) must stay well under processing.transaction-timeout (" + txMs
-                    + " ms; at most 75 %): an epoch's transaction stays open for up to that long");
-        }
+        TransactionTimeoutRule.violation(
+                        settings.transactionTimeout(),
+                        settings.checkpoint().interval(),
+                        settings.checkpoint().timeout())
+                .ifPresent(problem -> {
+                    throw new Topics.StartupException(problem);
+                });
     }
 
     /** Transactions of this instance with ids outside today's pool (the pool shrank) are aborted. */

@@ -7,12 +7,13 @@ import java.util.Optional;
 
 /**
  * Binds an {@code aggregate} step to an {@link AggregateStep}, reporting at their positions the
- * mistakes the record would refuse: grouping by anything but the key, no aggregate at all, empty
- * names, and two aggregates writing the same output field.
+ * mistakes the record would refuse: grouping by anything but the key (the current one: after a
+ * {@code key-by} that is the new key), no aggregate at all, empty names, and two aggregates
+ * writing the same output field.
  */
 final class AggregateBinder {
 
-    private static final List<String> AGGREGATES = List.of("sum", "min", "max", "avg", "last");
+    private static final List<String> AGGREGATES = List.of("sum", "min", "max", "avg", "first", "last");
 
     private AggregateBinder() {}
 
@@ -23,8 +24,8 @@ final class AggregateBinder {
                 .ifPresent(by -> section.error(
                         section.originOf("by"),
                         section.path("by") + " must be key (group by the "
-                                + "record key), was " + by + "; grouping by a field (re-keying) arrives in a later "
-                                + "version"));
+                                + "record key), was " + by + "; to group by something else, re-key first with a "
+                                + "key-by step"));
         String keyAs = section.string("key-as", AggregateStep.DEFAULT_KEY_AS);
         Optional<String> count = section.optionalString("count");
         Map<String, List<Section.StringEntry>> aggregates = new LinkedHashMap<>();
@@ -66,6 +67,7 @@ final class AggregateBinder {
                         map(aggregates.get("min")),
                         map(aggregates.get("max")),
                         map(aggregates.get("avg")),
+                        map(aggregates.get("first")),
                         map(aggregates.get("last")),
                         emit));
     }

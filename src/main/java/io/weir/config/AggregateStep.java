@@ -13,8 +13,9 @@ import java.util.Set;
 /**
  * Running aggregates per record key. Each output record is a JSON object holding the key in the
  * field {@code keyAs}, the number of records in {@code count} (if named), and for each entry
- * {@code input -> output} of {@code sum}, {@code min}, {@code max}, {@code avg} and {@code last}
- * that aggregate of the numeric input field. {@code emit} says when results are sent; only after
+ * {@code input -> output} of {@code sum}, {@code min}, {@code max}, {@code avg}, {@code first} and {@code last}
+ * that aggregate of the numeric input field, and for {@code first} the earliest value of the
+ * input field (any JSON value, like {@code last}). {@code emit} says when results are sent; only after
  * every update for now. Output field names are unique and at least one aggregate is asked for.
  */
 public record AggregateStep(
@@ -24,6 +25,7 @@ public record AggregateStep(
         Map<String, String> min,
         Map<String, String> max,
         Map<String, String> avg,
+        Map<String, String> first,
         Map<String, String> last,
         Emit emit)
         implements OperatorStep {
@@ -43,12 +45,20 @@ public record AggregateStep(
         min = copy(min);
         max = copy(max);
         avg = copy(avg);
+        first = copy(first);
         last = copy(last);
-        if (count.isEmpty() && sum.isEmpty() && min.isEmpty() && max.isEmpty() && avg.isEmpty() && last.isEmpty()) {
-            throw new IllegalArgumentException("an aggregate needs at least one of count, sum, min, max, avg, last");
+        if (count.isEmpty()
+                && sum.isEmpty()
+                && min.isEmpty()
+                && max.isEmpty()
+                && avg.isEmpty()
+                && first.isEmpty()
+                && last.isEmpty()) {
+            throw new IllegalArgumentException(
+                    "an aggregate needs at least one of count, sum, min, max, avg, first, last");
         }
         Set<String> seen = new HashSet<>();
-        for (String field : outputFields(keyAs, count, List.of(sum, min, max, avg, last))) {
+        for (String field : outputFields(keyAs, count, List.of(sum, min, max, avg, first, last))) {
             if (field.isBlank()) {
                 throw new IllegalArgumentException("output field names must not be empty");
             }
@@ -58,19 +68,35 @@ public record AggregateStep(
         }
     }
 
+    /** An aggregate without {@code first}, as before it existed. */
+    public AggregateStep(
+            String keyAs,
+            Optional<String> count,
+            Map<String, String> sum,
+            Map<String, String> min,
+            Map<String, String> max,
+            Map<String, String> avg,
+            Map<String, String> last,
+            Emit emit) {
+        this(keyAs, count, sum, min, max, avg, Map.of(), last, emit);
+    }
+
     @Override
     public String type() {
         return "aggregate";
     }
 
-    /** The output record's fields in order: the key, the count, then sum, min, max, avg, last. */
+    /**
+     * The output record's fields in order: the key, the count, then sum, min, max, avg, first,
+     * last.
+     */
     public List<String> outputFields() {
-        return outputFields(keyAs, count, List.of(sum, min, max, avg, last));
+        return outputFields(keyAs, count, List.of(sum, min, max, avg, first, last));
     }
 
     /** Whether the aggregate reads fields of the values, which must then be JSON objects. */
     public boolean readsFields() {
-        return !(sum.isEmpty() && min.isEmpty() && max.isEmpty() && avg.isEmpty() && last.isEmpty());
+        return !(sum.isEmpty() && min.isEmpty() && max.isEmpty() && avg.isEmpty() && first.isEmpty() && last.isEmpty());
     }
 
     private static List<String> outputFields(String keyAs, Optional<String> count, List<Map<String, String>> maps) {

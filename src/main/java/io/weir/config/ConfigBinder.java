@@ -23,6 +23,9 @@ final class ConfigBinder {
 
     private final Supplier<String> hostName;
 
+    /** A property producers are given, with the full path messages name it by. */
+    private record ProducerSetting(String path, Section.StringEntry entry) {}
+
     ConfigBinder(Supplier<String> hostName) {
         this.hostName = hostName;
     }
@@ -42,16 +45,21 @@ final class ConfigBinder {
                 ConfigShape.NAME,
                 Integer.MAX_VALUE,
                 NAME_RULE.substring(0, NAME_RULE.indexOf(" (")));
-        Optional<KafkaConfig> kafka = kafka(root.section("kafka"));
         Optional<ProcessingConfig> processing = ProcessingBinder.bind(root.section("processing"));
+        Optional<KafkaConfig> kafka = kafka(root.section("kafka"), processing.map(ProcessingConfig::guarantee));
         Section deadLetterSection = root.section("dead-letter");
+        int beforeDeadLetter = root.errors().size();
         Optional<String> deadLetter = deadLetterSection.matching(
                 "topic", deadLetterSection.optionalString("topic"), ConfigShape.TOPIC, 249, PipelineBinder.TOPIC_RULE);
         deadLetterSection.rejectUnknownKeys();
+        boolean deadLetterValid = !root.errors().grewSince(beforeDeadLetter);
         Section httpSection = root.section("http");
         int port = httpSection.integer("port", HttpConfig.DEFAULT_PORT, HttpConfig.DISABLED, 65535);
         httpSection.rejectUnknownKeys();
-        Optional<Pipeline> pipeline = PipelineBinder.bind(root);
+        Optional<String> defaultDeadLetter = deadLetter.isEmpty() && deadLetterValid
+                ? application.map(DeadLetterConfig::defaultTopic)
+                : Optional.empty();
+        Optional<Pipeline> pipeline = PipelineBinder.bind(root, defaultDeadLetter);
         root.rejectUnknownKeys();
 
         if (pipeline.isPresent()
@@ -79,33 +87,59 @@ final class ConfigBinder {
         return cleaned.isEmpty() ? "weir" : cleaned;
     }
 
-    private static Optional<KafkaConfig> kafka(Section section) {
+    private static Optional<KafkaConfig> kafka(Section section, Optional<ProcessingConfig.Guarantee> guarantee) {
         int mark = section.errors().size();
         String bootstrap =
                 section.string("bootstrap", KafkaConfig.DEFAULT_BOOTSTRAP).strip();
-        if (!bootstrap.matches("[^\\s,]+:\\d+(\\s*,\\s*[^\\s,]+:\\d+)*")) {
+        boolean emptied = section.rawScalar("bootstrap")
+                .map(given -> given.isNull() && given.text().isEmpty())
+                .orElse(false);
+        if (bootstrap.isEmpty() || emptied) {
             section.error(
                     section.originOf("bootstrap"),
-                    section.path("bootstrap") + " must be a " + "comma-separated list of host:port, was "
-                            + (bootstrap.isEmpty() ? "empty" : bootstrap));
+                    section.path("bootstrap") + " must not be empty: expected a comma-separated list of host:port, "
+                            + "or leave the key out for " + KafkaConfig.DEFAULT_BOOTSTRAP);
+        } else if (!bootstrap.matches("[^\\s,]+:\\d+(\\s*,\\s*[^\\s,]+:\\d+)*")) {
+            section.error(
+                    section.originOf("bootstrap"),
+                    section.path("bootstrap") + " must be a " + "comma-separated list of host:port, was " + bootstrap);
         }
-        Map<String, String> properties = properties(section, "properties");
-        Map<String, String> consumer = properties(section, "consumer");
-        Map<String, String> producer = properties(section, "producer");
-        Map<String, String> admin = properties(section, "admin");
+        Map<String, ProducerSetting> effectiveProducer = new LinkedHashMap<>();
+        Map<String, String> properties = properties(section, "properties", effectiveProducer);
+        Map<String, String> consumer = properties(section, "consumer", new LinkedHashMap<>());
+        Map<String, String> producer = properties(section, "producer", effectiveProducer);
+        Map<String, String> admin = properties(section, "admin", new LinkedHashMap<>());
         section.rejectUnknownKeys();
+        if (guarantee.orElse(null) == ProcessingConfig.Guarantee.EXACTLY_ONCE) {
+            effectiveProducer.values().forEach(setting -> KafkaPropertyRules.exactlyOnceProblem(
+                            setting.entry().key(), setting.entry().value())
+                    .ifPresent(
+                            problem -> section.error(setting.entry().valueOrigin(), setting.path() + " " + problem)));
+        }
         return section.build(mark, () -> new KafkaConfig(bootstrap, properties, consumer, producer, admin));
     }
 
-    private static Map<String, String> properties(Section section, String key) {
+    /**
+     * The property map at {@code key}, each value checked as its Kafka clients would; entries a
+     * producer gets are put into {@code producerView}, later maps replacing earlier ones.
+     */
+    private static Map<String, String> properties(
+            Section section, String key, Map<String, ProducerSetting> producerView) {
         List<Section.StringEntry> entries = section.stringEntries(key);
         Map<String, String> properties = new LinkedHashMap<>();
         for (Section.StringEntry entry : entries) {
+            String path = section.path(key) + "." + entry.key();
             String instead = MANAGED_PROPERTIES.get(entry.key());
             if (instead != null) {
-                section.error(
-                        entry.keyOrigin(),
-                        section.path(key) + "." + entry.key() + " is set by Weir and cannot be configured: " + instead);
+                section.error(entry.keyOrigin(), path + " is set by Weir and cannot be configured: " + instead);
+            } else {
+                Optional<String> problem = KafkaPropertyRules.problem(key, entry.key(), entry.value());
+                problem.ifPresent(why -> section.error(
+                        entry.valueOrigin(),
+                        path + " is not valid, was " + entry.value().strip() + "; " + why));
+                if (problem.isEmpty() && !key.equals("consumer") && !key.equals("admin")) {
+                    producerView.put(entry.key(), new ProducerSetting(path, entry));
+                }
             }
             properties.put(entry.key(), entry.value());
         }

@@ -10,7 +10,8 @@ import java.util.regex.Pattern;
  * The keys the loader knows, section by section, and the name rules shared by several records.
  * Binding may only read keys listed here, and every other key of a section is reported as
  * unknown; the JSON schema test compares the schema with this list so that the two cannot drift.
- * A step type's section is listed as {@code pipeline.<type>}.
+ * A step type's section is listed as {@code pipeline.<type>}; {@code pipeline.route} is one case
+ * of a route, whose sinks are {@code pipeline.sink} sections.
  */
 final class ConfigShape {
 
@@ -24,7 +25,14 @@ final class ConfigShape {
     static final int MAX_NAME_LENGTH = 200;
 
     /** The pipeline's step types, in the order error messages list them. */
-    static final List<String> STEP_TYPES = List.of("source", "aggregate", "sink");
+    static final List<String> STEP_TYPES =
+            List.of("source", "filter", "map", "key-by", "dedupe", "aggregate", "process", "route", "sink");
+
+    /**
+     * Step types written with a CEL expression as their value ({@code - filter: "..."}); those
+     * also listed in {@link #SECTIONS} (key-by) may be a mapping of settings instead.
+     */
+    static final Set<String> EXPRESSION_STEPS = Set.of("filter", "key-by");
 
     /** Maps whose keys are Kafka property names, so that a dotted --set path ends at them. */
     static final Set<String> PROPERTY_MAPS =
@@ -47,6 +55,7 @@ final class ConfigShape {
                         "channel-capacity",
                         "auto-offset-reset",
                         "transaction-timeout",
+                        "plugins",
                         "checkpoint",
                         "restart",
                         "state"));
@@ -67,10 +76,16 @@ final class ConfigShape {
         sections.put("processing.state.rocksdb", List.of("block-cache", "write-buffer"));
         sections.put("dead-letter", List.of("topic"));
         sections.put("http", List.of("port"));
-        sections.put("pipeline.source", List.of("topic", "format"));
+        sections.put("pipeline.source", List.of("topic", "format", "key-format"));
+        sections.put("pipeline.map", List.of("set", "drop", "value"));
+        sections.put("pipeline.key-by", List.of("by", "partitions"));
+        sections.put("pipeline.dedupe", List.of("by", "within"));
         sections.put(
-                "pipeline.aggregate", List.of("by", "key-as", "count", "sum", "min", "max", "avg", "last", "emit"));
-        sections.put("pipeline.sink", List.of("topic", "format"));
+                "pipeline.aggregate",
+                List.of("by", "key-as", "count", "sum", "min", "max", "avg", "first", "last", "emit"));
+        sections.put("pipeline.process", List.of("class", "with"));
+        sections.put("pipeline.route", List.of("when", "sink", "default"));
+        sections.put("pipeline.sink", List.of("topic", "format", "key-format", "key"));
         return java.util.Collections.unmodifiableMap(sections);
     }
 

@@ -28,7 +28,7 @@ final class EnvSubstitution {
         if (node instanceof YamlNode.Scalar scalar) {
             return scalar.isNull() || !scalar.text().contains("${")
                     ? scalar
-                    : new YamlNode.Scalar(substitute(scalar, path), false, scalar.origin());
+                    : new YamlNode.Scalar(substitute(scalar, path), false, scalar.origin(), scalar.layout());
         } else if (node instanceof YamlNode.Mapping mapping) {
             List<YamlNode.Entry> entries = new ArrayList<>();
             for (YamlNode.Entry entry : mapping.entries()) {

@@ -1,26 +1,35 @@
 package io.weir.config;
 
+import io.weir.expr.ExpressionTypes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 /**
  * Binds the {@code pipeline} list to a {@link Pipeline}: each item is a single-key mapping whose
- * key names the step type, bound by that type's method ({@link AggregateBinder} for aggregates).
- * Then the shape is checked (one source first, a sink last, operators between) along with what
- * depends on several steps, such as an aggregate reading fields of a source that is not JSON.
+ * key names the step type, bound in file order by that type's binder, which compiles the step's CEL
+ * expressions with the types the steps before leave for {@code value} and {@code key} (a string
+ * or bytes source value stays typed until a map replaces it; after a key-by the key is dynamic).
+ * Then the shape is checked (one source first, a sink or route last, operators between) along
+ * with what depends on several steps, such as an aggregate reading fields of a value that is text.
  * A new step type needs a record, a case in {@link #step} and its keys in {@link ConfigShape}.
  */
 final class PipelineBinder {
 
-    static final String TOPIC_RULE = "a Kafka topic name (1 to 249 characters of a-z, A-Z, 0-9, '.', '_' and '-')";
+    static final String TOPIC_RULE = SinkBinder.TOPIC_RULE;
 
-    /** A pipeline item as bound: its type (null when unusable), position, section and step. */
-    private record Bound(String type, Origin origin, Section section, Optional<Step> step) {}
+    private static final List<String> TERMINALS = List.of("sink", "route");
+
+    /** A pipeline item as bound: its type (null when unusable), position and step. */
+    private record Bound(String type, Origin origin, Optional<Step> step) {}
 
     private PipelineBinder() {}
 
-    static Optional<Pipeline> bind(Section root) {
+    /**
+     * Binds the pipeline of {@code root}; {@code defaultDeadLetter} is the dead-letter topic when
+     * the file configures none, which no sink may write.
+     */
+    static Optional<Pipeline> bind(Section root, Optional<String> defaultDeadLetter) {
         Optional<YamlNode> node = root.node("pipeline");
         if (node.isEmpty()) {
             root.error(
@@ -40,12 +49,14 @@ final class PipelineBinder {
             return Optional.empty();
         }
         int mark = root.errors().size();
+        StepContext context = new StepContext(root.errors(), ExpressionTypes.DYN, Optional.empty(), defaultDeadLetter);
         List<Bound> steps = new ArrayList<>();
         for (int i = 0; i < list.items().size(); i++) {
-            steps.add(step(list.items().get(i), i, root.errors()));
+            Bound bound = step(list.items().get(i), i, context);
+            steps.add(bound);
+            context = after(bound, context);
         }
         checkShape(steps, root);
-        checkAcrossSteps(steps, root);
         if (root.errors().grewSince(mark)) {
             return Optional.empty();
         }
@@ -55,11 +66,38 @@ final class PipelineBinder {
         Section pipeline = new Section("pipeline", "", YamlNode.Mapping.empty(list.origin()), root.errors());
         return pipeline.build(
                 mark,
-                () -> new Pipeline((SourceStep) steps.get(0).step().orElseThrow(), operators, (SinkStep)
+                () -> new Pipeline((SourceStep) steps.get(0).step().orElseThrow(), operators, (TerminalStep)
                         steps.get(steps.size() - 1).step().orElseThrow()));
     }
 
-    private static Bound step(YamlNode item, int index, ErrorList errors) {
+    /** The context of the step after {@code bound}: what it leaves in {@code value} and {@code key}. */
+    private static StepContext after(Bound bound, StepContext context) {
+        ExpressionTypes types = context.types();
+        if (bound.type() == null) {
+            return context;
+        }
+        return switch (bound.type()) {
+            case "source" ->
+                bound.step()
+                        .map(step -> {
+                            SourceStep source = (SourceStep) step;
+                            return new StepContext(
+                                    context.errors(),
+                                    new ExpressionTypes(
+                                            StepContext.kind(source.format()), StepContext.kind(source.keyFormat())),
+                                    Optional.of(source),
+                                    context.defaultDeadLetter());
+                        })
+                        .orElse(context);
+            case "map", "aggregate" -> context.withTypes(new ExpressionTypes(ExpressionTypes.Kind.DYN, types.key()));
+            case "key-by" -> context.withTypes(new ExpressionTypes(types.value(), ExpressionTypes.Kind.DYN));
+            case "process" -> context.withTypes(ExpressionTypes.DYN);
+            default -> context;
+        };
+    }
+
+    private static Bound step(YamlNode item, int index, StepContext context) {
+        ErrorList errors = context.errors();
         String path = "pipeline." + index;
         String types = String.join(", ", ConfigShape.STEP_TYPES);
         if (!(item instanceof YamlNode.Mapping mapping) || mapping.entries().size() != 1) {
@@ -77,7 +115,7 @@ final class PipelineBinder {
                     item.origin(),
                     path + " must be a mapping with one key naming the step type (" + types + "), was " + seen
                             + advice);
-            return new Bound(null, item.origin(), null, Optional.empty());
+            return new Bound(null, item.origin(), Optional.empty());
         }
         YamlNode.Entry entry = mapping.entries().get(0);
         String type = entry.name();
@@ -87,43 +125,68 @@ final class PipelineBinder {
                     origin,
                     "unknown step type " + type + " at " + path + ", expected one of " + types
                             + Spelling.hint(type, ConfigShape.STEP_TYPES));
-            return new Bound(null, origin, null, Optional.empty());
+            return new Bound(null, origin, Optional.empty());
         }
-        YamlNode.Mapping settings = YamlNode.Mapping.empty(entry.value().origin());
-        if (entry.value() instanceof YamlNode.Mapping given) {
+        String stepPath = path + "." + type;
+        YamlNode value = entry.value();
+        switch (type) {
+            case "filter":
+                return new Bound(type, origin, OperatorBinder.filter(value, stepPath, context));
+            case "key-by":
+                return new Bound(type, origin, OperatorBinder.keyBy(value, stepPath, context));
+            case "route":
+                return new Bound(type, origin, SinkBinder.route(value, stepPath, context));
+            default:
+                break;
+        }
+        YamlNode.Mapping settings = YamlNode.Mapping.empty(value.origin());
+        if (value instanceof YamlNode.Mapping given) {
             settings = given;
-        } else if (!(entry.value() instanceof YamlNode.Scalar scalar && scalar.isNull())) {
+        } else if (!(value instanceof YamlNode.Scalar scalar && scalar.isNull())) {
             errors.add(
-                    entry.value().origin(),
-                    path + "." + type + " must be a mapping of the step's " + "settings, was "
-                            + entry.value().describe());
-            return new Bound(type, origin, null, Optional.empty());
+                    value.origin(),
+                    stepPath + " must be a mapping of the step's " + "settings, was " + value.describe());
+            return new Bound(type, origin, Optional.empty());
         }
-        Section section = new Section(path + "." + type, "pipeline." + type, settings, errors);
+        Section section = new Section(stepPath, "pipeline." + type, settings, errors);
         Optional<Step> step =
                 switch (type) {
-                    case "source" -> endpoint(section, "read").map(e -> new SourceStep(e.topic(), e.format()));
-                    case "sink" -> endpoint(section, "write").map(e -> new SinkStep(e.topic(), e.format()));
-                    case "aggregate" -> AggregateBinder.bind(section).map(Step.class::cast);
+                    case "source" -> source(section).map(Step.class::cast);
+                    case "sink" -> SinkBinder.sink(section, context).map(Step.class::cast);
+                    case "map" -> OperatorBinder.map(section, context);
+                    case "dedupe" -> OperatorBinder.dedupe(section, context);
+                    case "process" -> ProcessBinder.bind(section);
+                    case "aggregate" -> aggregate(section, origin, context);
                     default -> throw new IllegalStateException("no binding for step type " + type);
                 };
-        return new Bound(type, origin, section, step);
+        return new Bound(type, origin, step);
     }
 
-    /** What sources and sinks share: a topic and a format. */
-    private record Endpoint(String topic, Format format) {}
-
-    private static Optional<Endpoint> endpoint(Section section, String verb) {
+    private static Optional<SourceStep> source(Section section) {
         int mark = section.errors().size();
         Optional<String> topic = section.matching(
                 "topic",
-                section.requiredString("topic", "the Kafka topic to " + verb),
+                section.requiredString("topic", "the Kafka topic to read"),
                 ConfigShape.TOPIC,
                 249,
                 TOPIC_RULE);
         Format format = section.choice("format", Format.JSON);
+        Format keyFormat = section.choice("key-format", Format.STRING);
         section.rejectUnknownKeys();
-        return section.build(mark, () -> new Endpoint(topic.orElseThrow(), format));
+        return section.build(mark, () -> new SourceStep(topic.orElseThrow(), format, keyFormat));
+    }
+
+    private static Optional<Step> aggregate(Section section, Origin origin, StepContext context) {
+        Optional<AggregateStep> aggregate = AggregateBinder.bind(section);
+        if (aggregate.isPresent() && aggregate.get().readsFields() && context.valueIsText()) {
+            section.error(
+                    origin,
+                    section.path() + " reads fields of the records, "
+                            + "which needs format json at the source, but pipeline.0.source.format is "
+                            + context.sourceFormat() + "; use json or only count");
+            return Optional.empty();
+        }
+        return aggregate.map(Step.class::cast);
     }
 
     private static void checkShape(List<Bound> steps, Section root) {
@@ -135,51 +198,25 @@ final class PipelineBinder {
         }
         Bound last = steps.get(steps.size() - 1);
         if (last.type() != null
-                && !last.type().equals("sink")
+                && !TERMINALS.contains(last.type())
                 && (steps.size() > 1 || last.type().equals("source"))) {
             root.error(
                     last.origin(),
-                    "pipeline must end with a sink, the step that writes the " + "results, but its last step pipeline."
-                            + (steps.size() - 1) + " is " + last.type());
+                    "pipeline must end with a sink or a route, the step that writes the results, but its last step "
+                            + "pipeline." + (steps.size() - 1) + " is " + last.type());
         }
         for (int i = 1; i < steps.size() - 1; i++) {
             Bound step = steps.get(i);
             if ("source".equals(step.type())) {
                 root.error(step.origin(), "pipeline." + i + ": a source may only be the first step");
-            } else if ("sink".equals(step.type())) {
-                root.error(step.origin(), "pipeline." + i + ": a sink may only be the last step");
-            }
-        }
-    }
-
-    private static void checkAcrossSteps(List<Bound> steps, Section root) {
-        Bound first = steps.get(0);
-        if (!(first.step().orElse(null) instanceof SourceStep source)) {
-            return;
-        }
-        for (Bound bound : steps) {
-            if (bound.step().orElse(null) instanceof AggregateStep aggregate
-                    && aggregate.readsFields()
-                    && source.format() != Format.JSON) {
-                root.error(
-                        bound.origin(),
-                        bound.section().path() + " reads fields of the records, "
-                                + "which needs format json at the source, but pipeline.0.source.format is "
-                                + ConfigShape.nameOf(source.format()) + "; use json or only count");
-            }
-            if (bound.step().orElse(null) instanceof SinkStep sink
-                    && sink.topic().equals(source.topic())) {
-                root.error(
-                        bound.section().originOf("topic"),
-                        bound.section().path("topic")
-                                + " must differ from the source topic " + source.topic()
-                                + ", or the job would read its own results, was " + sink.topic());
+            } else if (step.type() != null && TERMINALS.contains(step.type())) {
+                root.error(step.origin(), "pipeline." + i + ": a " + step.type() + " may only be the last step");
             }
         }
     }
 
     /** The topics the pipeline reads and writes, for checks against other topics. */
     static List<String> topics(Pipeline pipeline) {
-        return List.of(pipeline.source().topic(), pipeline.sink().topic());
+        return pipeline.topics();
     }
 }

@@ -24,23 +24,19 @@ final class ProcessingBinder {
         int beforeTimeout = section.errors().size();
         Duration transactionTimeout = section.duration("transaction-timeout", d.transactionTimeout(), false);
         boolean timeoutValid = !section.errors().grewSince(beforeTimeout);
+        Path plugins = path(section, "plugins").orElse(d.plugins());
         Optional<CheckpointConfig> checkpoint = checkpoint(section.section("checkpoint"));
         Optional<RestartConfig> restart = restart(section.section("restart"));
         Optional<StateConfig> state = state(section.section("state"));
         section.rejectUnknownKeys();
         if (guarantee == ProcessingConfig.Guarantee.EXACTLY_ONCE && timeoutValid && checkpoint.isPresent()) {
-            Duration needed = checkpoint.get().interval().plus(checkpoint.get().timeout());
-            if (transactionTimeout.compareTo(needed) <= 0) {
-                Origin at = section.node("transaction-timeout")
-                        .map(YamlNode::origin)
-                        .orElse(section.origin());
-                section.error(
-                        at,
-                        section.path("transaction-timeout") + " must be longer than "
-                                + "checkpoint.interval + checkpoint.timeout (" + DurationFormat.format(needed)
-                                + ") so that transactions are not aborted before their checkpoint ends, was "
-                                + DurationFormat.format(transactionTimeout));
-            }
+            Origin at =
+                    section.node("transaction-timeout").map(YamlNode::origin).orElse(section.origin());
+            TransactionTimeoutRule.violation(
+                            transactionTimeout,
+                            checkpoint.get().interval(),
+                            checkpoint.get().timeout())
+                    .ifPresent(message -> section.error(at, message));
         }
         return section.build(
                 mark,
@@ -52,7 +48,8 @@ final class ProcessingBinder {
                         transactionTimeout,
                         checkpoint.orElseThrow(),
                         restart.orElseThrow(),
-                        state.orElseThrow()));
+                        state.orElseThrow(),
+                        plugins));
     }
 
     private static Optional<CheckpointConfig> checkpoint(Section section) {

@@ -1,12 +1,14 @@
 package io.weir.config;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
  * How the job processes records: the delivery guarantee, the number of worker threads, how many
  * records are buffered per input partition, where tasks without a checkpoint start reading, the
- * producers' transaction timeout, and the checkpoint, restart and state settings.
+ * producers' transaction timeout, the checkpoint, restart and state settings, and the directory
+ * of plugin jars holding the classes of {@code process} steps.
  */
 public record ProcessingConfig(
         Guarantee guarantee,
@@ -16,7 +18,11 @@ public record ProcessingConfig(
         Duration transactionTimeout,
         CheckpointConfig checkpoint,
         RestartConfig restart,
-        StateConfig state) {
+        StateConfig state,
+        Path plugins) {
+
+    /** The directory of plugin jars unless configured, relative to the working directory. */
+    public static final Path DEFAULT_PLUGINS = Path.of("plugins");
 
     /** Whether results are exactly-once (transactions) or at-least-once. */
     public enum Guarantee {
@@ -37,6 +43,7 @@ public record ProcessingConfig(
         Objects.requireNonNull(checkpoint, "checkpoint");
         Objects.requireNonNull(restart, "restart");
         Objects.requireNonNull(state, "state");
+        Objects.requireNonNull(plugins, "plugins");
         if (threads < 1) {
             throw new IllegalArgumentException("threads must be at least 1, was " + threads);
         }
@@ -49,6 +56,28 @@ public record ProcessingConfig(
         }
     }
 
+    /** Settings with the default plugin directory. */
+    public ProcessingConfig(
+            Guarantee guarantee,
+            int threads,
+            int channelCapacity,
+            OffsetReset autoOffsetReset,
+            Duration transactionTimeout,
+            CheckpointConfig checkpoint,
+            RestartConfig restart,
+            StateConfig state) {
+        this(
+                guarantee,
+                threads,
+                channelCapacity,
+                autoOffsetReset,
+                transactionTimeout,
+                checkpoint,
+                restart,
+                state,
+                DEFAULT_PLUGINS);
+    }
+
     /** The defaults used for everything a file leaves out. */
     public static ProcessingConfig defaults() {
         return new ProcessingConfig(
@@ -56,9 +85,18 @@ public record ProcessingConfig(
                 2,
                 1024,
                 OffsetReset.EARLIEST,
-                Duration.ofSeconds(60),
+                Duration.ofSeconds(90),
                 CheckpointConfig.defaults(),
                 RestartConfig.defaults(),
-                StateConfig.defaults());
+                StateConfig.defaults(),
+                DEFAULT_PLUGINS);
+    }
+
+    /**
+     * The longest an epoch's transaction may stay open with these checkpoint settings:
+     * {@link TransactionTimeoutRule#longestOpen}.
+     */
+    public Duration longestTransactionOpen() {
+        return TransactionTimeoutRule.longestOpen(checkpoint.interval(), checkpoint.timeout());
     }
 }

@@ -60,6 +60,15 @@ final class Section {
                 .filter(value -> !(value instanceof YamlNode.Scalar scalar && scalar.isNull()));
     }
 
+    /** The scalar at {@code key} even when it is a YAML null; empty when absent or not a scalar. */
+    Optional<YamlNode.Scalar> rawScalar(String key) {
+        node(key);
+        return mapping.entry(key)
+                .map(YamlNode.Entry::value)
+                .filter(YamlNode.Scalar.class::isInstance)
+                .map(YamlNode.Scalar.class::cast);
+    }
+
     /** The mapping at {@code key} as a section; empty (all defaults) when absent or not a mapping. */
     Section section(String key) {
         Optional<YamlNode> node = node(key);

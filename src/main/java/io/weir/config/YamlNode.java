@@ -19,9 +19,29 @@ sealed interface YamlNode {
 
     /**
      * A scalar; {@code isNull} is set for YAML's null ({@code ~}, {@code null} or nothing at all),
-     * which binding treats like an absent key.
+     * which binding treats like an absent key. {@code layout} says how the text sits in the file,
+     * which is what placing a position inside the text (such as a CEL error's) needs.
      */
-    record Scalar(String text, boolean isNull, Origin origin) implements YamlNode {
+    record Scalar(String text, boolean isNull, Origin origin, Layout layout) implements YamlNode {
+
+        /**
+         * How a scalar is written: plain on one line (the text starts at the origin), quoted on
+         * one line (it starts one column after), or over several lines (block scalars, folded
+         * plain or quoted text), where positions inside the text are not those of the file.
+         */
+        enum Layout {
+            PLAIN,
+            QUOTED,
+            MULTI_LINE
+        }
+
+        public Scalar {
+            java.util.Objects.requireNonNull(layout, "layout");
+        }
+
+        Scalar(String text, boolean isNull, Origin origin) {
+            this(text, isNull, origin, Layout.PLAIN);
+        }
 
         static Scalar of(String text, Origin origin) {
             return new Scalar(text, false, origin);

@@ -99,7 +99,8 @@ final class YamlParser {
         }
         try {
             if (node instanceof ScalarNode scalar) {
-                return new YamlNode.Scalar(scalar.getValue(), Tag.NULL.equals(scalar.getTag()), origin(node));
+                return new YamlNode.Scalar(
+                        scalar.getValue(), Tag.NULL.equals(scalar.getTag()), origin(node), layout(scalar));
             } else if (node instanceof SequenceNode sequence) {
                 List<YamlNode> items = new ArrayList<>();
                 sequence.getValue().forEach(item -> items.add(convert(item)));
@@ -110,6 +111,17 @@ final class YamlParser {
         } finally {
             ancestors.remove(node);
         }
+    }
+
+    private static YamlNode.Scalar.Layout layout(ScalarNode scalar) {
+        boolean oneLine = scalar.getEndMark() == null
+                || scalar.getEndMark().getLine() == scalar.getStartMark().getLine();
+        return switch (scalar.getScalarStyle()) {
+            case PLAIN -> oneLine ? YamlNode.Scalar.Layout.PLAIN : YamlNode.Scalar.Layout.MULTI_LINE;
+            case SINGLE_QUOTED, DOUBLE_QUOTED ->
+                oneLine ? YamlNode.Scalar.Layout.QUOTED : YamlNode.Scalar.Layout.MULTI_LINE;
+            default -> YamlNode.Scalar.Layout.MULTI_LINE;
+        };
     }
 
     private YamlNode.Mapping convertMapping(MappingNode node) {

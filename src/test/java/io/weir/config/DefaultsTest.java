@@ -33,7 +33,8 @@ class DefaultsTest {
         assertEquals(2, p.threads());
         assertEquals(1024, p.channelCapacity());
         assertEquals(ProcessingConfig.OffsetReset.EARLIEST, p.autoOffsetReset());
-        assertEquals(Duration.ofSeconds(60), p.transactionTimeout());
+        assertEquals(Duration.ofSeconds(90), p.transactionTimeout());
+        assertEquals(Path.of("plugins"), p.plugins());
         assertEquals(
                 new CheckpointConfig(Duration.ofSeconds(1), Duration.ofSeconds(30), 2, Duration.ZERO), p.checkpoint());
         assertEquals(

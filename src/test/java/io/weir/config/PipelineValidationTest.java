@@ -59,7 +59,7 @@ class PipelineValidationTest {
                 List.of(
                         "config/job.yaml:3:5: pipeline.0 must be a source, the step that reads the input, was sink",
                         "config/job.yaml:4:5: pipeline.1: a source may only be the first step",
-                        "config/job.yaml:5:5: pipeline must end with a sink, the step that writes the results, "
+                        "config/job.yaml:5:5: pipeline must end with a sink or a route, the step that writes the results, "
                                 + "but its last step pipeline.2 is aggregate"),
                 errors(
                         """
@@ -73,7 +73,7 @@ class PipelineValidationTest {
     @Test
     void aLoneSourceIsReportedAsMissingItsSink() {
         assertEquals(
-                List.of("config/job.yaml:3:5: pipeline must end with a sink, the step that "
+                List.of("config/job.yaml:3:5: pipeline must end with a sink or a route, the step that "
                         + "writes the results, but its last step pipeline.0 is source"),
                 errors("pipeline:\n  - source: { topic: in }\n"));
     }
@@ -81,8 +81,9 @@ class PipelineValidationTest {
     @Test
     void unknownStepTypeListsTheKnownOnes() {
         assertEquals(
-                List.of("config/job.yaml:4:5: unknown step type agregate at pipeline.1, "
-                        + "expected one of source, aggregate, sink; did you mean aggregate?"),
+                List.of(
+                        "config/job.yaml:4:5: unknown step type agregate at pipeline.1, "
+                                + "expected one of source, filter, map, key-by, dedupe, aggregate, process, route, sink; did you mean aggregate?"),
                 errors(
                         """
         pipeline:
@@ -96,7 +97,7 @@ class PipelineValidationTest {
     void settingsNotIndentedUnderTheStepAreExplained() {
         assertEquals(
                 List.of("config/job.yaml:3:5: pipeline.0 must be a mapping with one key naming "
-                        + "the step type (source, aggregate, sink), was a mapping with keys source, topic; indent "
+                        + "the step type (source, filter, map, key-by, dedupe, aggregate, process, route, sink), was a mapping with keys source, topic; indent "
                         + "the step's settings under source:"),
                 errors(
                         """
@@ -139,11 +140,11 @@ class PipelineValidationTest {
     }
 
     @Test
-    void anAggregateByAFieldIsNotSupportedYet() {
+    void anAggregateGroupsByTheKeyOnly() {
         assertEquals(
                 List.of("config/job.yaml:4:22: pipeline.1.aggregate.by must be key (group by "
-                        + "the record key), was user; grouping by a field (re-keying) arrives in a later "
-                        + "version"),
+                        + "the record key), was user; to group by something else, re-key first with a "
+                        + "key-by step"),
                 errors(
                         """
         pipeline:
@@ -157,7 +158,7 @@ class PipelineValidationTest {
     void anAggregateNeedsSomethingToAggregate() {
         assertEquals(
                 List.of("config/job.yaml:4:16: pipeline.1.aggregate needs at least one of "
-                        + "count, sum, min, max, avg, last, was none"),
+                        + "count, sum, min, max, avg, first, last, was none"),
                 errors(
                         """
         pipeline:

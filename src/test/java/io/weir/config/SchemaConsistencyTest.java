@@ -56,6 +56,42 @@ class SchemaConsistencyTest {
     }
 
     @Test
+    void expressionStepsAreWrittenAsAStringOrTheirSection() {
+        for (String type : ConfigShape.EXPRESSION_STEPS) {
+            JsonNode step = at("pipeline." + type);
+            assertEquals(true, acceptsString(step), "pipeline." + type + " must accept a CEL expression (a string)");
+            assertEquals(
+                    ConfigShape.SECTIONS.containsKey("pipeline." + type),
+                    hasProperties(step),
+                    "pipeline." + type + " may be a mapping exactly when ConfigShape lists its section");
+        }
+    }
+
+    @Test
+    void everyStepTypeIsASectionOrAnExpression() {
+        for (String type : ConfigShape.STEP_TYPES) {
+            assertEquals(
+                    true,
+                    ConfigShape.SECTIONS.containsKey("pipeline." + type) || ConfigShape.EXPRESSION_STEPS.contains(type),
+                    "step type " + type + " has neither keys in ConfigShape nor an expression form");
+        }
+    }
+
+    private static boolean acceptsString(JsonNode node) {
+        JsonNode resolved = resolve(node);
+        if ("string".equals(resolved.path("type").asText())) {
+            return true;
+        }
+        return alternatives(resolved).stream().anyMatch(SchemaConsistencyTest::acceptsString);
+    }
+
+    private static boolean hasProperties(JsonNode node) {
+        JsonNode resolved = resolve(node);
+        return resolved.has("properties")
+                || alternatives(resolved).stream().anyMatch(SchemaConsistencyTest::hasProperties);
+    }
+
+    @Test
     void choicesMatchTheLoadersEnums() {
         assertChoices("processing.guarantee", ProcessingConfig.Guarantee.values());
         assertChoices("processing.auto-offset-reset", ProcessingConfig.OffsetReset.values());
@@ -64,6 +100,8 @@ class SchemaConsistencyTest {
         assertChoices("processing.state.snapshots", StateConfig.SnapshotStore.values());
         assertChoices("pipeline.source.format", Format.values());
         assertChoices("pipeline.sink.format", Format.values());
+        assertChoices("pipeline.source.key-format", Format.values());
+        assertChoices("pipeline.sink.key-format", Format.values());
         assertChoices("pipeline.aggregate.emit", AggregateStep.Emit.values());
     }
 
@@ -108,6 +146,9 @@ class SchemaConsistencyTest {
         JsonNode resolved = resolve(node);
         if (resolved.has("properties")) {
             return resolved;
+        }
+        if (resolved.has("items")) {
+            return objectWithProperties(resolved.get("items"), path);
         }
         return alternatives(resolved).stream()
                 .map(SchemaConsistencyTest::resolve)

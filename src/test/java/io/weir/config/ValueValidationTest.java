@@ -2,7 +2,9 @@ package io.weir.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 class ValueValidationTest {
@@ -177,9 +179,9 @@ class ValueValidationTest {
     @Test
     void theTransactionTimeoutMustOutlastACheckpoint() {
         assertEquals(
-                "config/job.yaml:3:24: processing.transaction-timeout must be longer than "
-                        + "checkpoint.interval + checkpoint.timeout (40s) so that transactions are not aborted "
-                        + "before their checkpoint ends, was 30s",
+                "config/job.yaml:3:24: processing.transaction-timeout must be longer than 2 × checkpoint.timeout "
+                        + "+ checkpoint.interval (70s), how long an epoch's transaction stays open at most, so that "
+                        + "transactions are not aborted before their checkpoint ends, was 30s",
                 Configs.error(
                         withPipeline(
                                 """
@@ -188,6 +190,32 @@ class ValueValidationTest {
           transaction-timeout: 30s
           checkpoint: { interval: 10s }
         """)));
+    }
+
+    @Test
+    void theTransactionTimeoutMustOutlastTwoCheckpointTimeoutsAndTheInterval() {
+        assertEquals(
+                "config/job.yaml:3:24: processing.transaction-timeout must be longer than 2 × checkpoint.timeout "
+                        + "+ checkpoint.interval (61s), how long an epoch's transaction stays open at most, so that "
+                        + "transactions are not aborted before their checkpoint ends, was 61s",
+                Configs.error(
+                        withPipeline(
+                                """
+        application: app
+        processing:
+          transaction-timeout: 61s
+        """)));
+        Configs.load(withPipeline("application: app\nprocessing: { transaction-timeout: 62s }\n"));
+        assertEquals(
+                Duration.ofSeconds(61),
+                TransactionTimeoutRule.longestOpen(Duration.ofSeconds(1), Duration.ofSeconds(30)));
+        assertEquals(Duration.ofSeconds(61), ProcessingConfig.defaults().longestTransactionOpen());
+        assertEquals(
+                Optional.empty(),
+                TransactionTimeoutRule.violation(
+                        ProcessingConfig.defaults().transactionTimeout(),
+                        Duration.ofSeconds(1),
+                        Duration.ofSeconds(30)));
     }
 
     @Test

@@ -1,0 +1,214 @@
+package io.weir.expr;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.cel.common.values.NullValue;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class ExpressionTest {
+
+    /** A record for tests; counts how often the headers are asked for. */
+    private static final class Rec implements Variables {
+        final Object value;
+        final Object key;
+        final AtomicInteger headerReads = new AtomicInteger();
+
+        Rec(Object value, Object key) {
+            this.value = value;
+            this.key = key;
+        }
+
+        @Override
+        public Object value() {
+            return value;
+        }
+
+        @Override
+        public Object key() {
+            return key;
+        }
+
+        @Override
+        public Map<String, String> headers() {
+            headerReads.incrementAndGet();
+            return Map.of("source", "web");
+        }
+
+        @Override
+        public long timestamp() {
+            return 1_700_000_000_000L;
+        }
+
+        @Override
+        public String topic() {
+            return "orders";
+        }
+
+        @Override
+        public long partition() {
+            return 3;
+        }
+
+        @Override
+        public long offset() {
+            return 42;
+        }
+    }
+
+    private static Map<String, Object> order() {
+        Map<String, Object> order = new LinkedHashMap<>();
+        order.put("user", "ann");
+        order.put("amount", 23L);
+        order.put("price", 2.5);
+        order.put("note", NullValue.NULL_VALUE);
+        order.put("tags", new ArrayList<>(List.of("a", "b")));
+        return order;
+    }
+
+    private static Object eval(String text) throws Exception {
+        return Expression.compile(text, ExpressionTypes.DYN).evaluate(new Rec(order(), "ann"));
+    }
+
+    private static ExpressionError.Issue compileError(String text, ExpressionTypes types) {
+        ExpressionError error = assertThrows(ExpressionError.class, () -> Expression.compile(text, types));
+        return error.issues().get(0);
+    }
+
+    private static String evalError(String text) {
+        return assertThrows(EvaluationError.class, () -> eval(text)).getMessage();
+    }
+
+    @Test
+    void integerFieldArithmeticGivesALong() throws Exception {
+        assertEquals(2L, eval("value.amount % 7"));
+    }
+
+    @Test
+    void hasTellsWhetherAFieldIsThere() throws Exception {
+        assertEquals(true, eval("has(value.amount)"));
+        assertEquals(false, eval("has(value.x)"));
+    }
+
+    @Test
+    void conversionsAndSize() throws Exception {
+        assertEquals("23", eval("string(value.amount)"));
+        assertEquals(2L, eval("int(value.price)"));
+        assertEquals(23.0, eval("double(value.amount)"));
+        assertEquals(2L, eval("size(value.tags)"));
+        assertEquals(3L, eval("size(value.user)"));
+        assertEquals(true, eval("value.note == null"));
+        assertEquals(true, eval("value.tags.all(t, size(t) == 1)"));
+        assertEquals(List.of("A", "B"), eval("value.tags.map(t, t == 'a' ? 'A' : 'B')"));
+    }
+
+    @Test
+    void recordVariables() throws Exception {
+        assertEquals("web", eval("headers['source']"));
+        assertEquals(true, eval("'source' in headers"));
+        assertEquals(
+                List.of("orders", 3L, 42L, 1_700_000_000_000L, "ann"),
+                eval("[topic, partition, offset, timestamp, key]"));
+    }
+
+    @Test
+    void variablesAreOnlyReadWhenUsed() throws Exception {
+        Rec rec = new Rec(order(), "ann");
+        Expression.compile("value.amount > 1", ExpressionTypes.DYN).evaluate(rec);
+        assertEquals(0, rec.headerReads.get());
+        Expression.compile("headers['source'] == 'web'", ExpressionTypes.DYN).evaluate(rec);
+        assertEquals(1, rec.headerReads.get());
+    }
+
+    @Test
+    void syntaxErrorsHaveTheirLineAndColumn() {
+        ExpressionError.Issue issue = compileError("value.amount >", ExpressionTypes.DYN);
+        assertEquals(1, issue.line());
+        assertEquals(15, issue.column());
+        assertTrue(issue.message().startsWith("mismatched input '<EOF>' expecting"), issue.message());
+
+        ExpressionError.Issue second = compileError("value.amount > 1 &&\n  value.(", ExpressionTypes.DYN);
+        assertEquals(2, second.line());
+    }
+
+    @Test
+    void undeclaredVariablesAreReported() {
+        ExpressionError.Issue issue = compileError("amount > 1", ExpressionTypes.DYN);
+        assertEquals(new ExpressionError.Issue(1, 1, "undeclared reference to 'amount'"), issue);
+    }
+
+    @Test
+    void typeErrorsAreReported() {
+        ExpressionError.Issue issue = compileError("topic == 5", ExpressionTypes.DYN);
+        assertEquals(1, issue.line());
+        assertEquals(7, issue.column());
+        assertEquals(
+                ExpressionError.Kind.CHECK,
+                assertThrows(ExpressionError.class, () -> Expression.compile("topic == 5", ExpressionTypes.DYN))
+                        .kind());
+        assertEquals("found no matching overload for '_==_' applied to '(string, int)'", issue.message());
+    }
+
+    @Test
+    void typedValuesAreCheckedAtCompile() {
+        ExpressionTypes text = new ExpressionTypes(ExpressionTypes.Kind.STRING, ExpressionTypes.Kind.STRING);
+        assertTrue(compileError("value.amount", text).message().contains("does not support field selection"));
+    }
+
+    @Test
+    void evaluationErrorsHaveCleanMessages() {
+        assertEquals("key 'missing' is not present in map.", evalError("value.missing"));
+        assertEquals("/ by zero", evalError("value.amount / 0"));
+        assertEquals("long overflow", evalError("9223372036854775807 + value.amount"));
+        assertTrue(evalError("value.amount + 'x'").startsWith("No matching overload for function '_+_'"));
+    }
+
+    @Test
+    void resultsAreNormalisedIntoTheValueModel() throws Exception {
+        Object result = eval("{'user': value.user, 'n': 1, 'tags': value.tags + ['c']}");
+        Map<?, ?> map = assertInstanceOf(LinkedHashMap.class, result);
+        assertEquals(List.of("user", "n", "tags"), List.copyOf(map.keySet()));
+        assertInstanceOf(Long.class, map.get("n"));
+        assertInstanceOf(ArrayList.class, map.get("tags"));
+        assertEquals(5L, eval("5u + uint(0)"));
+        assertEquals(NullValue.NULL_VALUE, eval("null"));
+        assertEquals("a map in the result has the key 1 of type int, expected string keys", evalError("{1: 2}"));
+    }
+
+    @Test
+    void bytesRoundTrip() throws Exception {
+        ExpressionTypes bytes = new ExpressionTypes(ExpressionTypes.Kind.BYTES, ExpressionTypes.Kind.STRING);
+        byte[] raw = "hé".getBytes(StandardCharsets.UTF_8);
+        Object result = Expression.compile("value + b'!'", bytes).evaluate(new Rec(raw, "k"));
+        assertArrayEquals("hé!".getBytes(StandardCharsets.UTF_8), (byte[]) result);
+        assertEquals(3L, Expression.compile("size(value)", bytes).evaluate(new Rec(raw, "k")));
+    }
+
+    @Test
+    void conditionsMustGiveABool() throws Exception {
+        ExpressionError error = assertThrows(
+                ExpressionError.class,
+                () -> Expression.compileCondition("value.amount + 1 > 0 ? 1 : 2", "a filter", ExpressionTypes.DYN));
+        assertEquals(
+                List.of(new ExpressionError.Issue(1, 1, "a filter must give a bool, this gives int")), error.issues());
+
+        Expression dyn = Expression.compileCondition("value.amount", "a filter", ExpressionTypes.DYN);
+        assertEquals(
+                "expected a bool from value.amount, got int",
+                assertThrows(EvaluationError.class, () -> dyn.test(new Rec(order(), "k")))
+                        .getMessage());
+        assertTrue(Expression.compileCondition("value.amount > 20", "a filter", ExpressionTypes.DYN)
+                .test(new Rec(order(), "k")));
+        assertFalse(Expression.compile("topic == 'x'", ExpressionTypes.DYN).mayBeBool() == false);
+    }
+}
