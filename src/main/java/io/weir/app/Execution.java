@@ -63,6 +63,7 @@ final class Execution implements SourceLoop.Execution {
             ExecutorService uploads,
             ExecutorService committer,
             ExecutorService housekeeping,
+            RepartitionPurge purge,
             LongSupplier clock,
             Counters counters,
             RecordLimits limits,
@@ -323,6 +324,7 @@ final class Execution implements SourceLoop.Execution {
                     }
                 }
                 retention.completed(tasks);
+                ctx.purge().completed(tasks);
                 ctx.source().progress();
             }
 

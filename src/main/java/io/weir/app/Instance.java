@@ -19,8 +19,10 @@ import io.weir.state.StateBackend;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -78,6 +80,8 @@ public final class Instance implements AutoCloseable {
 
     private final Seams seams;
     private RecordLimits limits = RecordLimits.defaults();
+    private RepartitionPurge purge;
+    private Admin purgeAdmin;
     /** Set by close(), possibly from a shutdown hook while start() still waits for input topics. */
     private volatile boolean closing;
 
@@ -174,6 +178,12 @@ public final class Instance implements AutoCloseable {
         uploads = Executors.newFixedThreadPool(2, named("weir-upload"));
         committer = Executors.newSingleThreadExecutor(named("weir-committer"));
         housekeeping = Executors.newSingleThreadExecutor(named("weir-housekeeping"));
+        Set<String> repartitions = new HashSet<>();
+        settings.outputs().stream().filter(OutputTopic::repartition).forEach(o -> repartitions.add(o.name()));
+        if (!repartitions.isEmpty()) {
+            purgeAdmin = clients.admin(clientId() + "-purge");
+        }
+        purge = new RepartitionPurge(repartitions, purgeAdmin, housekeeping, clock, 30_000);
         RestartStrategy restart = new RestartStrategy(settings.restart(), ThreadLocalRandom.current()::nextDouble);
         source = new SourceLoop(
                 clients.sourceConsumer(
@@ -248,6 +258,7 @@ public final class Instance implements AutoCloseable {
                         uploads,
                         committer,
                         housekeeping,
+                        purge,
                         clock,
                         counters,
                         limits,
@@ -312,6 +323,9 @@ public final class Instance implements AutoCloseable {
         }
         if (snapshots != null) {
             snapshots.close();
+        }
+        if (purgeAdmin != null) {
+            purgeAdmin.close(java.time.Duration.ofSeconds(5));
         }
     }
 

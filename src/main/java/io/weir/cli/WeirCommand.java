@@ -12,6 +12,7 @@ import picocli.CommandLine.Command;
         subcommands = {
             RunCommand.class,
             ValidateCommand.class,
+            ExplainCommand.class,
             DevCommand.class,
             VerifyCommand.class,
             CheckpointsCommand.class,

@@ -1,0 +1,175 @@
+package io.weir.pipeline;
+
+import io.weir.config.AggregateStep;
+import io.weir.config.DedupeStep;
+import io.weir.config.FilterStep;
+import io.weir.config.Format;
+import io.weir.config.KeyByStep;
+import io.weir.config.MapStep;
+import io.weir.config.OperatorStep;
+import io.weir.config.ProcessStep;
+import io.weir.config.RouteStep;
+import io.weir.config.SinkStep;
+import io.weir.config.Step;
+import io.weir.config.WeirConfig;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A job cut into stages. Stage 0 reads the source topic; every {@code key-by} ends its stage with a
+ * write to {@code <app>-repartition-<n>}, which stage n reads (keys in JSON, values in the format
+ * they had). Each stage's tasks are stage × partition; the stage's name prefixes their names, and
+ * stage 0 is named after the application so the running-totals job keeps its task names.
+ */
+public record Plan(String application, List<StagePlan> stages, List<TopicPlan> topics) {
+
+    public Plan {
+        stages = List.copyOf(stages);
+        topics = List.copyOf(topics);
+    }
+
+    /** What a topic is to the job. */
+    public enum Role {
+        SOURCE,
+        SINK,
+        REPARTITION,
+        DEAD_LETTER,
+        CHECKPOINTS,
+        SNAPSHOTS
+    }
+
+    /**
+     * A topic the job reads or writes. {@code partitions} 0 means as many as the source has, for
+     * topics created at start; the source's own count is only known from the broker.
+     */
+    public record TopicPlan(String name, Role role, int partitions) {}
+
+    /** One step as it runs: its place in the file, what it does and what state it keeps. */
+    public record StepPlan(String path, Step step, String does, String state) {}
+
+    /** A stage: its input, the formats its records are read with, and its steps in order. */
+    public record StagePlan(
+            int index, String name, String input, Format keyFormat, Format valueFormat, List<StepPlan> steps) {
+        public StagePlan {
+            steps = List.copyOf(steps);
+        }
+
+        /** The topics the stage writes: sinks, the next repartition topic and the dead-letter topic. */
+        public List<String> writes(String deadLetterTopic) {
+            List<String> out = new ArrayList<>();
+            for (StepPlan s : steps) {
+                if (s.step() instanceof SinkStep sink) {
+                    out.add(sink.topic());
+                } else if (s.step() instanceof RouteStep route) {
+                    route.sinks().forEach(sink -> out.add(sink.topic()));
+                }
+            }
+            out.add(deadLetterTopic);
+            return out;
+        }
+    }
+
+    /** The name of the repartition topic stage {@code n} reads. */
+    public static String repartitionTopic(String application, int n) {
+        return application + "-repartition-" + n;
+    }
+
+    public static Plan of(WeirConfig config) {
+        String app = config.application();
+        var pipeline = config.pipeline();
+        List<StagePlan> stages = new ArrayList<>();
+        List<TopicPlan> topics = new ArrayList<>();
+        topics.add(new TopicPlan(pipeline.source().topic(), Role.SOURCE, 0));
+        String input = pipeline.source().topic();
+        Format keyFormat = pipeline.source().keyFormat();
+        Format valueFormat = pipeline.source().format();
+        List<StepPlan> steps = new ArrayList<>();
+        int index = 1;
+        for (OperatorStep step : pipeline.operators()) {
+            String path = "pipeline." + index++ + "." + step.type();
+            steps.add(new StepPlan(path, step, describe(step), state(step)));
+            if (step instanceof MapStep map && map.value().isPresent()) {
+                valueFormat = Format.JSON;
+            } else if (step instanceof ProcessStep) {
+                valueFormat = Format.JSON;
+            }
+            if (step instanceof KeyByStep keyBy) {
+                int n = stages.size() + 1;
+                String topic = repartitionTopic(app, n);
+                topics.add(new TopicPlan(
+                        topic, Role.REPARTITION, keyBy.partitions().orElse(0)));
+                stages.add(stage(app, stages.size(), input, keyFormat, valueFormat, steps));
+                steps = new ArrayList<>();
+                input = topic;
+                keyFormat = Format.JSON;
+            }
+        }
+        var terminal = pipeline.terminal();
+        steps.add(new StepPlan("pipeline." + index + "." + terminal.type(), terminal, describe(terminal), "none"));
+        stages.add(stage(app, stages.size(), input, keyFormat, valueFormat, steps));
+        for (SinkStep sink : pipeline.sinks()) {
+            if (topics.stream().noneMatch(t -> t.name().equals(sink.topic()))) {
+                topics.add(new TopicPlan(sink.topic(), Role.SINK, 0));
+            }
+        }
+        topics.add(new TopicPlan(config.deadLetter().topic(), Role.DEAD_LETTER, 0));
+        topics.add(new TopicPlan(app + "-checkpoints", Role.CHECKPOINTS, 1));
+        topics.add(new TopicPlan(app + "-snapshots", Role.SNAPSHOTS, 4));
+        return new Plan(app, stages, topics);
+    }
+
+    private static StagePlan stage(
+            String app, int index, String input, Format keyFormat, Format valueFormat, List<StepPlan> steps) {
+        String name = index == 0 ? app : app + "-stage" + index;
+        return new StagePlan(index, name, input, keyFormat, valueFormat, steps);
+    }
+
+    private static String describe(Step step) {
+        if (step instanceof FilterStep f) {
+            return "keeps records where " + f.condition().text();
+        } else if (step instanceof MapStep m) {
+            if (m.value().isPresent()) {
+                return "replaces the value with " + m.value().get().text();
+            }
+            List<String> parts = new ArrayList<>();
+            m.set().forEach((field, e) -> parts.add(field + " = " + e.text()));
+            m.drop().forEach(field -> parts.add("drops " + field));
+            return "sets " + String.join(", ", parts);
+        } else if (step instanceof KeyByStep k) {
+            return "re-keys by " + k.by().text() + " and writes to the repartition topic (ends the stage)";
+        } else if (step instanceof DedupeStep d) {
+            return "drops a record whose " + d.by().text() + " was seen within "
+                    + d.within().toMillis() + " ms";
+        } else if (step instanceof AggregateStep a) {
+            return "running aggregate per key: " + String.join(", ", a.outputFields());
+        } else if (step instanceof ProcessStep p) {
+            return "custom operator " + p.className();
+        } else if (step instanceof SinkStep s) {
+            return "writes to " + s.topic() + " (" + name(s.format()) + ", key " + name(s.keyFormat())
+                    + s.key().map(k -> " = " + k.text()).orElse("") + ")";
+        } else if (step instanceof RouteStep r) {
+            List<String> cases = new ArrayList<>();
+            r.cases().forEach(c -> cases.add(c.when().text() + " → " + c.sink().topic()));
+            cases.add("otherwise → " + r.otherwise().map(SinkStep::topic).orElse("dropped"));
+            return "routes: " + String.join("; ", cases);
+        }
+        return step.type();
+    }
+
+    private static String state(Step step) {
+        if (step instanceof DedupeStep d) {
+            return "per key: ids seen in the last " + d.within().toMillis()
+                    + " ms (map state, expired by event-time timers)";
+        } else if (step instanceof AggregateStep) {
+            return "per key: one row of aggregates (value state)";
+        } else if (step instanceof ProcessStep) {
+            return "per key: whatever the operator declares (value, map, list state and timers)";
+        }
+        return "none";
+    }
+
+    static String name(Format f) {
+        return f.name().toLowerCase(Locale.ROOT);
+    }
+}

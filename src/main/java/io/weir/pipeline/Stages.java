@@ -1,0 +1,129 @@
+package io.weir.pipeline;
+
+import io.weir.config.AggregateStep;
+import io.weir.config.DedupeStep;
+import io.weir.config.FilterStep;
+import io.weir.config.Format;
+import io.weir.config.KeyByStep;
+import io.weir.config.MapStep;
+import io.weir.config.ProcessStep;
+import io.weir.config.RouteStep;
+import io.weir.config.SinkStep;
+import io.weir.config.Step;
+import io.weir.dataflow.ChainedOperator;
+import io.weir.dataflow.Codec;
+import io.weir.dataflow.Operator;
+import io.weir.dataflow.Stage;
+import io.weir.expr.Expression;
+import io.weir.operators.Aggregate;
+import io.weir.operators.Codecs;
+import io.weir.operators.Dedupe;
+import io.weir.operators.Filter;
+import io.weir.operators.MapValue;
+import io.weir.operators.RecordFunction;
+import io.weir.operators.Repartition;
+import io.weir.operators.Route;
+import io.weir.operators.Sink;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiFunction;
+import java.util.function.Supplier;
+
+/**
+ * Turns a {@link Plan} into the stages the runtime (and {@code weir test}) runs: each step becomes
+ * a factory of its operator, made fresh for every task.
+ */
+public final class Stages {
+    private Stages() {}
+
+    /**
+     * @param processors makes the operator of a {@code process} step from its class name and settings
+     */
+    public static List<Stage> of(
+            Plan plan, String deadLetterTopic, BiFunction<String, Map<String, Object>, Supplier<Operator>> processors) {
+        List<Stage> stages = new ArrayList<>();
+        for (Plan.StagePlan sp : plan.stages()) {
+            List<ChainedOperator> chain = new ArrayList<>();
+            boolean eventTime = false;
+            for (Plan.StepPlan step : sp.steps()) {
+                chain.add(new ChainedOperator(step.path(), factory(plan, sp, step, processors)));
+                eventTime |= step.step() instanceof DedupeStep || step.step() instanceof ProcessStep;
+            }
+            stages.add(new Stage(
+                    sp.name(),
+                    List.of(sp.input()),
+                    codec(sp.keyFormat()),
+                    codec(sp.valueFormat()),
+                    chain,
+                    deadLetterTopic,
+                    eventTime));
+        }
+        return stages;
+    }
+
+    private static Supplier<Operator> factory(
+            Plan plan,
+            Plan.StagePlan stage,
+            Plan.StepPlan step,
+            BiFunction<String, Map<String, Object>, Supplier<Operator>> processors) {
+        String path = step.path();
+        Step s = step.step();
+        if (s instanceof FilterStep f) {
+            RecordFunction condition = ExpressionFunction.condition(f.condition(), path);
+            return () -> new Filter(condition);
+        } else if (s instanceof MapStep m) {
+            if (m.value().isPresent()) {
+                RecordFunction value = ExpressionFunction.of(m.value().get(), path);
+                return () -> MapValue.replacing(value);
+            }
+            Map<String, RecordFunction> set = new LinkedHashMap<>();
+            m.set().forEach((field, e) -> set.put(field, ExpressionFunction.of(e, path + ".set." + field)));
+            return () -> MapValue.editing(set, m.drop());
+        } else if (s instanceof KeyByStep k) {
+            RecordFunction key = ExpressionFunction.of(k.by(), path);
+            String topic = Plan.repartitionTopic(plan.application(), stage.index() + 1);
+            Codec value = codec(stage.valueFormat());
+            return () -> new Repartition(key, topic, value);
+        } else if (s instanceof DedupeStep d) {
+            RecordFunction id = ExpressionFunction.of(d.by(), path);
+            long within = d.within().toMillis();
+            return () -> new Dedupe(id, within);
+        } else if (s instanceof AggregateStep a) {
+            Aggregate.Spec spec = new Aggregate.Spec(
+                    a.keyAs(), a.count().orElse(null), a.sum(), a.min(), a.max(), a.avg(), a.first(), a.last());
+            return () -> new Aggregate(spec);
+        } else if (s instanceof ProcessStep p) {
+            return processors.apply(p.className(), p.with());
+        } else if (s instanceof SinkStep sink) {
+            return () -> sink(sink, path);
+        } else if (s instanceof RouteStep r) {
+            return () -> {
+                List<Route.Case> cases = new ArrayList<>();
+                for (int i = 0; i < r.cases().size(); i++) {
+                    RouteStep.RouteCase c = r.cases().get(i);
+                    String at = path + "." + i;
+                    cases.add(new Route.Case(ExpressionFunction.condition(c.when(), at + ".when"), sink(c.sink(), at)));
+                }
+                return new Route(
+                        cases,
+                        r.otherwise().map(o -> sink(o, path + ".default")).orElse(null));
+            };
+        }
+        throw new IllegalArgumentException("no operator for step " + s.type() + " at " + path);
+    }
+
+    private static Sink sink(SinkStep sink, String path) {
+        Expression key = sink.key().orElse(null);
+        return new Sink(
+                sink.topic(),
+                codec(sink.keyFormat()),
+                codec(sink.format()),
+                key == null ? null : ExpressionFunction.of(key, path + ".key"));
+    }
+
+    static Codec codec(Format format) {
+        return Codecs.named(Plan.name(format));
+    }
+}
