@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
             RunCommand.class,
             ValidateCommand.class,
             ExplainCommand.class,
+            TestCommand.class,
             DevCommand.class,
             VerifyCommand.class,
             CheckpointsCommand.class,
