@@ -7,9 +7,12 @@
  * {@code ${NAME:default}} variables from the environment, and binds the tree to
  * {@link io.weir.config.WeirConfig} and the records it holds: Kafka connection settings,
  * processing settings (guarantee, threads, checkpoints, restarts, state), the dead-letter topic,
- * the HTTP port, and the {@link io.weir.config.Pipeline} of {@link io.weir.config.Step}s. Loading
+ * the HTTP port, and the {@link io.weir.config.Pipeline} of {@link io.weir.config.Step}s, whose
+ * CEL expressions ({@link io.weir.expr.Expression}) are compiled while loading (the language is
+ * described in {@code docs/pipeline-language.md}). Loading
  * does not stop at the first problem: unknown keys (with a "did you mean" hint), values of the
- * wrong kind or out of range, a pipeline of the wrong shape and YAML syntax errors are all
+ * wrong kind or out of range, a pipeline of the wrong shape, CEL errors, Kafka client properties
+ * the clients would refuse and YAML syntax errors are all
  * collected, each with its position and the value seen, into one
  * {@link io.weir.config.ConfigException} meant to be printed to the user as it is.
  *
