@@ -50,7 +50,13 @@ public record Plan(String application, List<StagePlan> stages, List<TopicPlan> t
 
     /** A stage: its input, the formats its records are read with, and its steps in order. */
     public record StagePlan(
-            int index, String name, String input, Format keyFormat, Format valueFormat, List<StepPlan> steps) {
+            int index,
+            String name,
+            String input,
+            Format keyFormat,
+            Format valueFormat,
+            List<StepPlan> steps,
+            String repartitionTopic) {
         public StagePlan {
             steps = List.copyOf(steps);
         }
@@ -59,7 +65,9 @@ public record Plan(String application, List<StagePlan> stages, List<TopicPlan> t
         public List<String> writes(String deadLetterTopic) {
             List<String> out = new ArrayList<>();
             for (StepPlan s : steps) {
-                if (s.step() instanceof SinkStep sink) {
+                if (s.step() instanceof KeyByStep) {
+                    out.add(repartitionTopic + " (internal)");
+                } else if (s.step() instanceof SinkStep sink) {
                     out.add(sink.topic());
                 } else if (s.step() instanceof RouteStep route) {
                     route.sinks().forEach(sink -> out.add(sink.topic()));
@@ -99,7 +107,7 @@ public record Plan(String application, List<StagePlan> stages, List<TopicPlan> t
                 String topic = repartitionTopic(app, n);
                 topics.add(new TopicPlan(
                         topic, Role.REPARTITION, keyBy.partitions().orElse(0)));
-                stages.add(stage(app, stages.size(), input, keyFormat, valueFormat, steps));
+                stages.add(stage(app, stages.size(), input, keyFormat, valueFormat, steps, topic));
                 steps = new ArrayList<>();
                 input = topic;
                 keyFormat = Format.JSON;
@@ -107,7 +115,7 @@ public record Plan(String application, List<StagePlan> stages, List<TopicPlan> t
         }
         var terminal = pipeline.terminal();
         steps.add(new StepPlan("pipeline." + index + "." + terminal.type(), terminal, describe(terminal), "none"));
-        stages.add(stage(app, stages.size(), input, keyFormat, valueFormat, steps));
+        stages.add(stage(app, stages.size(), input, keyFormat, valueFormat, steps, null));
         for (SinkStep sink : pipeline.sinks()) {
             if (topics.stream().noneMatch(t -> t.name().equals(sink.topic()))) {
                 topics.add(new TopicPlan(sink.topic(), Role.SINK, 0));
@@ -120,9 +128,15 @@ public record Plan(String application, List<StagePlan> stages, List<TopicPlan> t
     }
 
     private static StagePlan stage(
-            String app, int index, String input, Format keyFormat, Format valueFormat, List<StepPlan> steps) {
+            String app,
+            int index,
+            String input,
+            Format keyFormat,
+            Format valueFormat,
+            List<StepPlan> steps,
+            String repartitionTopic) {
         String name = index == 0 ? app : app + "-stage" + index;
-        return new StagePlan(index, name, input, keyFormat, valueFormat, steps);
+        return new StagePlan(index, name, input, keyFormat, valueFormat, steps, repartitionTopic);
     }
 
     private static String describe(Step step) {

@@ -1,0 +1,113 @@
+package io.weir.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import picocli.CommandLine;
+
+/** Every example job ships cases for {@code weir test}, and they pass; a wrong expectation fails. */
+class ExamplesTest {
+
+    record Run(int exit, String out, String err) {}
+
+    static Run weir(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cli = new CommandLine(new WeirCommand());
+        cli.setOut(new PrintWriter(out));
+        cli.setErr(new PrintWriter(err));
+        int exit = cli.execute(args);
+        return new Run(exit, out.toString(), err.toString());
+    }
+
+    static Stream<Path> examples() throws IOException {
+        try (Stream<Path> files = Files.list(Path.of("config/examples"))) {
+            return files.filter(f -> f.toString().endsWith(".cases.yaml")).sorted().toList().stream();
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("examples")
+    void theExamplesCasesPass(Path cases) {
+        Path job = Path.of(cases.toString().replace(".cases.yaml", ".yaml"));
+        Run run = weir("test", "--config", job.toString(), "--cases", cases.toString());
+        assertEquals(0, run.exit(), run.out() + run.err());
+        assertTrue(run.out().contains(" passed, 0 failed"), run.out());
+    }
+
+    @Test
+    void everyExampleJobHasCases() throws IOException {
+        try (Stream<Path> files = Files.list(Path.of("config/examples"))) {
+            List<Path> jobs = files.filter(
+                            f -> f.toString().endsWith(".yaml") && !f.toString().endsWith(".cases.yaml"))
+                    .toList();
+            for (Path job : jobs) {
+                assertTrue(
+                        Files.exists(Path.of(job.toString().replace(".yaml", ".cases.yaml"))), job + " has no cases");
+            }
+        }
+    }
+
+    @Test
+    void aWrongExpectationFailsWithADiffAndExitCodeOne(@TempDir Path dir) throws IOException {
+        Path cases = dir.resolve("wrong.cases.yaml");
+        Files.writeString(
+                cases,
+                """
+                cases:
+                  - name: wrong sum
+                    input:
+                      - { key: u1, value: { user: u1, amount: 37, seq: 1 } }
+                    expect:
+                      totals:
+                        - { key: u1, value: { user: u1, count: 1, sum: 38, lastSeq: 1 } }
+                """);
+        Run run = weir("test", "--config", "config/examples/running-totals.yaml", "--cases", cases.toString());
+        assertEquals(1, run.exit(), run.out());
+        assertTrue(run.out().contains("FAIL wrong sum"), run.out());
+        assertTrue(run.out().contains("totals, key u1 #1: value differs"), run.out());
+        assertTrue(run.out().contains("\"sum\":37"), run.out());
+    }
+
+    @Test
+    void explainShowsStagesTasksTopicsAndState() {
+        Run run = weir("explain", "--config", "config/examples/bucket-totals.yaml");
+        assertEquals(0, run.exit(), run.err());
+        assertTrue(run.out().contains("2 stages"), run.out());
+        assertTrue(run.out().contains("reads   bucket-totals-repartition-1 (internal, read_committed)"), run.out());
+        assertTrue(run.out().contains("writes  bucket-totals-repartition-1 (internal)"), run.out());
+        assertTrue(run.out().contains("tasks   bucket-totals-stage1-<p>"), run.out());
+        assertTrue(run.out().contains("state: per key"), run.out());
+    }
+
+    @Test
+    void validateExplainAndTestRefuseTheSameBadJobAlike(@TempDir Path dir) throws IOException {
+        Path job = dir.resolve("bad.yaml");
+        Files.writeString(
+                job,
+                """
+                application: bad
+                pipeline:
+                  - source: { topic: orders }
+                  - filter: "value.amount >"
+                  - sink: { topic: out }
+                """);
+        for (String command : List.of("validate", "explain", "test")) {
+            Run run = command.equals("test")
+                    ? weir(command, "--config", job.toString(), "--cases", job.toString())
+                    : weir(command, "--config", job.toString());
+            assertEquals(2, run.exit(), command);
+        }
+    }
+}
