@@ -1,0 +1,209 @@
+package io.weir.fault;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.weir.fixtures.KafkaFixture;
+import io.weir.fixtures.WeirProcess;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.DisplayNameGeneration;
+import org.junit.jupiter.api.DisplayNameGenerator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The pipeline language's stateful jobs under {@code kill -9}: the two-stage bucket totals (exactly
+ * once across the repartition topic) and the dedupe job, each in a child JVM killed at random
+ * moments and restarted, then checked against the input on the read_committed output.
+ */
+@ExtendWith(KafkaFixture.class)
+@DisplayNameGeneration(DisplayNameGenerator.ReplaceUnderscores.class)
+class PipelineKillIT {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int PARTITIONS = 4;
+    private static final int USERS = 500;
+    private static final int KILLS = 3;
+
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void bucket_totals_across_a_repartition_topic_count_every_order_once_through_three_kills() throws Exception {
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        String app = KafkaFixture.uniqueTopic("kill-buckets");
+        String orders = KafkaFixture.createTopic(app + "-orders", PARTITIONS);
+        String out = KafkaFixture.createTopic(app + "-out", PARTITIONS);
+        int count = 200_000;
+        Map<Long, long[]> expected = new TreeMap<>(); // bucket -> {count, sum}
+        try (KafkaProducer<String, String> producer = producer()) {
+            for (int i = 0; i < count; i++) {
+                int user = random.nextInt(USERS);
+                long amount = 1 + random.nextInt(100);
+                long[] e = expected.computeIfAbsent(amount % 10, b -> new long[2]);
+                e[0]++;
+                e[1] += amount;
+                producer.send(new ProducerRecord<>(
+                        orders,
+                        "u" + user,
+                        "{\"user\":\"u" + user + "\",\"amount\":" + amount + ",\"seq\":" + i + "}"));
+            }
+        }
+        runWithKills(
+                app,
+                "bucket-totals.yaml",
+                List.of("pipeline.0.source.topic=" + orders, "pipeline.3.sink.topic=" + out),
+                out,
+                count,
+                random,
+                seed);
+
+        Map<Long, List<JsonNode>> perBucket = new TreeMap<>();
+        for (ConsumerRecord<String, String> r : KafkaFixture.readAllCommitted(out)) {
+            JsonNode v = JSON.readTree(r.value());
+            perBucket
+                    .computeIfAbsent(v.get("bucket").asLong(), b -> new ArrayList<>())
+                    .add(v);
+        }
+        assertEquals(expected.keySet(), perBucket.keySet(), "seed " + seed);
+        for (Map.Entry<Long, long[]> e : expected.entrySet()) {
+            List<JsonNode> totals = perBucket.get(e.getKey());
+            for (int i = 0; i < totals.size(); i++) {
+                assertEquals(
+                        i + 1,
+                        totals.get(i).get("count").asLong(),
+                        "seed " + seed + ": bucket " + e.getKey() + " update " + (i + 1)
+                                + " (a count repeated or skipped means a record counted twice or lost)");
+            }
+            assertEquals(e.getValue()[0], totals.size(), "seed " + seed + ": updates of bucket " + e.getKey());
+            assertEquals(
+                    e.getValue()[1],
+                    totals.get(totals.size() - 1).get("sum").asLong(),
+                    "seed " + seed + ": final sum of bucket " + e.getKey());
+        }
+    }
+
+    @Test
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
+    void dedupe_lets_each_order_through_once_although_every_order_is_sent_twice_through_three_kills() throws Exception {
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        String app = KafkaFixture.uniqueTopic("kill-dedupe");
+        String orders = KafkaFixture.createTopic(app + "-orders", PARTITIONS);
+        String out = KafkaFixture.createTopic(app + "-out", PARTITIONS);
+        int unique = 100_000;
+        try (KafkaProducer<String, String> producer = producer()) {
+            for (int i = 0; i < unique; i++) {
+                int user = i % USERS;
+                String value = "{\"user\":\"u" + user + "\",\"amount\":1,\"seq\":" + i + "}";
+                producer.send(new ProducerRecord<>(orders, "u" + user, value));
+                // The duplicate follows soon after, as a producer's retry would.
+                if (random.nextInt(10) == 0 || i + 1 == unique) {
+                    producer.send(new ProducerRecord<>(orders, "u" + user, value));
+                } else {
+                    int later = i;
+                    pendingDuplicates.add(
+                            () -> producer.send(new ProducerRecord<>(orders, "u" + (later % USERS), value)));
+                }
+                if (pendingDuplicates.size() >= 50) {
+                    pendingDuplicates.remove(0).run();
+                }
+            }
+            pendingDuplicates.forEach(Runnable::run);
+        }
+        runWithKills(
+                app,
+                "dedupe-orders.yaml",
+                List.of("pipeline.0.source.topic=" + orders, "pipeline.2.sink.topic=" + out),
+                out,
+                unique,
+                random,
+                seed);
+        Map<Long, Integer> seen = new HashMap<>();
+        for (ConsumerRecord<String, String> r : KafkaFixture.readAllCommitted(out)) {
+            seen.merge(JSON.readTree(r.value()).get("seq").asLong(), 1, Integer::sum);
+        }
+        assertEquals(unique, seen.size(), "seed " + seed + ": distinct orders in the output");
+        seen.forEach((seq, n) -> assertEquals(1, n, "seed " + seed + ": order " + seq + " in the output"));
+    }
+
+    private final List<Runnable> pendingDuplicates = new ArrayList<>();
+
+    private static KafkaProducer<String, String> producer() {
+        return new KafkaProducer<>(KafkaFixture.producerConfig(), new StringSerializer(), new StringSerializer());
+    }
+
+    /**
+     * Runs the example job in a child JVM on its topics, kills it {@link #KILLS} times, each once a
+     * random number of records more reached the output, restarts it, and stops it gracefully once
+     * the committed output holds {@code expectedOutputs} records.
+     */
+    private static void runWithKills(
+            String app, String example, List<String> topics, String out, long expectedOutputs, Random random, long seed)
+            throws Exception {
+        System.out.printf("%s: seed %d%n", app, seed);
+        List<String> overrides = new ArrayList<>(List.of(
+                "kafka.bootstrap=" + KafkaFixture.bootstrap(),
+                "application=" + app,
+                "instance-id=" + app + "-1",
+                "processing.checkpoint.interval=500ms",
+                "processing.state.dir=" + Path.of("target", "fault-state", app).toAbsolutePath()));
+        overrides.addAll(topics);
+        try (WeirProcess weir = WeirProcess.run(app, Path.of("config", "examples", example), overrides)) {
+            weir.start();
+            for (int kill = 0; kill < KILLS; kill++) {
+                long killAt = written(out) + 1 + random.nextInt((int) (expectedOutputs / (KILLS + 2)));
+                await(app + " writes up to " + killAt + " records before kill " + (kill + 1))
+                        .atMost(Duration.ofSeconds(90))
+                        .pollInterval(Duration.ofMillis(20))
+                        .until(() -> {
+                            weir.assertAlive();
+                            return written(out) >= killAt;
+                        });
+                weir.kill();
+                weir.start();
+            }
+            await(app + " commits all " + expectedOutputs + " outputs")
+                    .atMost(Duration.ofSeconds(120))
+                    .pollInterval(Duration.ofSeconds(1))
+                    .until(() -> {
+                        weir.assertAlive();
+                        return KafkaFixture.readAllCommitted(out).size() >= expectedOutputs;
+                    });
+            weir.stop();
+        }
+    }
+
+    /** Records written to {@code topic} so far, committed or not (the sum of its end offsets). */
+    private static long written(String topic) throws Exception {
+        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            request.put(new TopicPartition(topic, p), OffsetSpec.latest());
+        }
+        return KafkaFixture.admin()
+                .listOffsets(request, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED))
+                .all()
+                .get(30, TimeUnit.SECONDS)
+                .values()
+                .stream()
+                .mapToLong(i -> i.offset())
+                .sum();
+    }
+}
