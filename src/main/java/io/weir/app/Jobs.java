@@ -2,6 +2,7 @@ package io.weir.app;
 
 import io.weir.checkpoint.CheckpointSettings;
 import io.weir.checkpoint.RestartStrategy;
+import io.weir.config.DeadLetterConfig;
 import io.weir.config.ProcessingConfig;
 import io.weir.config.RestartConfig;
 import io.weir.config.StateConfig;
@@ -57,7 +58,7 @@ public final class Jobs {
                 new CheckpointSettings(c.interval(), c.timeout(), c.maxConcurrent(), c.minPause()),
                 restart(p.restart()),
                 state(p.state()),
-                true);
+                config.deadLetter().oversized() == DeadLetterConfig.Oversized.TRUNCATE);
     }
 
     /** Makes the operators of {@code process} steps from the plugins folder. */

@@ -51,6 +51,8 @@ final class ConfigBinder {
         int beforeDeadLetter = root.errors().size();
         Optional<String> deadLetter = deadLetterSection.matching(
                 "topic", deadLetterSection.optionalString("topic"), ConfigShape.TOPIC, 249, PipelineBinder.TOPIC_RULE);
+        DeadLetterConfig.Oversized oversized =
+                deadLetterSection.choice("oversized", DeadLetterConfig.Oversized.TRUNCATE);
         deadLetterSection.rejectUnknownKeys();
         boolean deadLetterValid = !root.errors().grewSince(beforeDeadLetter);
         Section httpSection = root.section("http");
@@ -76,7 +78,8 @@ final class ConfigBinder {
                         instanceId.orElseGet(this::defaultInstanceId),
                         kafka.orElseThrow(),
                         processing.orElseThrow(),
-                        new DeadLetterConfig(deadLetter.orElse(DeadLetterConfig.defaultTopic(application.get()))),
+                        new DeadLetterConfig(
+                                deadLetter.orElse(DeadLetterConfig.defaultTopic(application.get())), oversized),
                         new HttpConfig(port),
                         pipeline.orElseThrow()));
     }

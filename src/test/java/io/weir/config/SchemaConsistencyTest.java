@@ -103,6 +103,7 @@ class SchemaConsistencyTest {
         assertChoices("pipeline.source.key-format", Format.values());
         assertChoices("pipeline.sink.key-format", Format.values());
         assertChoices("pipeline.aggregate.emit", AggregateStep.Emit.values());
+        assertChoices("dead-letter.oversized", DeadLetterConfig.Oversized.values());
     }
 
     private static void assertChoices(String path, Enum<?>[] constants) {
