@@ -16,7 +16,7 @@ import java.util.Map;
  * Converts between the value model of {@link Json} and the plain Java values custom operators see
  * ({@code io.weir.api.Record}): JSON null is Java null there and {@link NullValue#NULL_VALUE} here,
  * CEL bytes are {@code byte[]} there. Maps and lists are copied both ways, so neither side can change
- * the other's.
+ * the other's (byte arrays too).
  */
 final class JavaValues {
     private JavaValues() {}
@@ -42,6 +42,9 @@ final class JavaValues {
         }
         if (v instanceof CelByteString b) {
             return b.toByteArray();
+        }
+        if (v instanceof byte[] b) {
+            return b.clone(); // a bytes key is also what state is keyed by: never hand out the array itself
         }
         return v;
     }
