@@ -3,22 +3,20 @@ package io.weir.app;
 import io.weir.checkpoint.CheckpointSettings;
 import io.weir.checkpoint.RestartStrategy;
 import io.weir.config.DeadLetterConfig;
+import io.weir.config.ProcessStep;
 import io.weir.config.ProcessingConfig;
 import io.weir.config.RestartConfig;
 import io.weir.config.StateConfig;
 import io.weir.config.WeirConfig;
-import io.weir.dataflow.Operator;
 import io.weir.dataflow.Stage;
 import io.weir.kafka.KafkaClients;
+import io.weir.operators.Plugins;
 import io.weir.pipeline.Plan;
 import io.weir.pipeline.Stages;
 import io.weir.state.RocksDbSettings;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.function.BiFunction;
-import java.util.function.Supplier;
 
 /** Turns a loaded configuration into what an {@link Instance} runs: the stage and its settings. */
 public final class Jobs {
@@ -62,10 +60,15 @@ public final class Jobs {
     }
 
     /** Makes the operators of {@code process} steps from the plugins folder. */
-    static BiFunction<String, Map<String, Object>, Supplier<Operator>> processors(WeirConfig config) {
-        return (className, with) -> {
-            throw new IllegalStateException("custom operators are not wired yet: " + className);
-        };
+    static Stages.Processors processors(WeirConfig config) {
+        boolean any = config.pipeline().operators().stream().anyMatch(s -> s instanceof ProcessStep);
+        if (!any) {
+            return (step, className, with) -> {
+                throw new IllegalStateException("no process step at " + step);
+            };
+        }
+        Plugins plugins = Plugins.load(config.processing().plugins());
+        return plugins::processorFactory;
     }
 
     private static StateSettings state(StateConfig state) {

@@ -28,7 +28,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
 /**
@@ -38,11 +37,16 @@ import java.util.function.Supplier;
 public final class Stages {
     private Stages() {}
 
+    /** Makes the operator of a {@code process} step: its path in the file, class name and settings. */
+    @FunctionalInterface
+    public interface Processors {
+        Supplier<Operator> make(String step, String className, Map<String, Object> with);
+    }
+
     /**
      * @param processors makes the operator of a {@code process} step from its class name and settings
      */
-    public static List<Stage> of(
-            Plan plan, String deadLetterTopic, BiFunction<String, Map<String, Object>, Supplier<Operator>> processors) {
+    public static List<Stage> of(Plan plan, String deadLetterTopic, Processors processors) {
         List<Stage> stages = new ArrayList<>();
         for (Plan.StagePlan sp : plan.stages()) {
             List<ChainedOperator> chain = new ArrayList<>();
@@ -64,10 +68,7 @@ public final class Stages {
     }
 
     private static Supplier<Operator> factory(
-            Plan plan,
-            Plan.StagePlan stage,
-            Plan.StepPlan step,
-            BiFunction<String, Map<String, Object>, Supplier<Operator>> processors) {
+            Plan plan, Plan.StagePlan stage, Plan.StepPlan step, Processors processors) {
         String path = step.path();
         Step s = step.step();
         if (s instanceof FilterStep f) {
@@ -95,7 +96,7 @@ public final class Stages {
                     a.keyAs(), a.count().orElse(null), a.sum(), a.min(), a.max(), a.avg(), a.first(), a.last());
             return () -> new Aggregate(spec);
         } else if (s instanceof ProcessStep p) {
-            return processors.apply(p.className(), p.with());
+            return processors.make(path, p.className(), p.with());
         } else if (s instanceof SinkStep sink) {
             return () -> sink(sink, path);
         } else if (s instanceof RouteStep r) {

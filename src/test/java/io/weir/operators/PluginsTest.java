@@ -113,6 +113,28 @@ class PluginsTest {
     }
 
     @Test
+    void theExampleJobsCasesPassWithWeirTest() {
+        java.io.StringWriter out = new java.io.StringWriter();
+        picocli.CommandLine cli = new picocli.CommandLine(new io.weir.cli.WeirCommand());
+        cli.setOut(new java.io.PrintWriter(out));
+        int exit = cli.execute(
+                "test",
+                "--config",
+                "examples/custom-operator/job.yaml",
+                "--cases",
+                "examples/custom-operator/job.cases.yaml",
+                "--set",
+                "processing.plugins=" + plugins);
+        assertEquals(0, exit, out.toString());
+        assertTrue(out.toString().contains("2 passed, 0 failed"), out.toString());
+    }
+
+    /** Where the example operator's jar is, for integration tests that run its job. */
+    static Path pluginsDir() {
+        return plugins;
+    }
+
+    @Test
     void theExampleOperatorRunsFromItsJarThroughTheRuntime() throws Exception {
         Plugins loaded = Plugins.load(plugins);
         Supplier<Operator> factory = loaded.processorFactory(
