@@ -1,39 +1,27 @@
 package io.weir.operators;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import io.weir.api.Output;
 import io.weir.api.Processor;
 import io.weir.api.Record;
 import io.weir.dataflow.BadRecordException;
 import io.weir.dataflow.Event;
 import io.weir.dataflow.Operator;
+import io.weir.fixtures.ExamplePlugin;
 import io.weir.fixtures.OperatorHarness;
 import io.weir.state.Timer;
 import io.weir.state.TimerDomain;
-import java.io.File;
-import java.io.IOException;
-import java.io.OutputStream;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
-import java.util.jar.JarEntry;
-import java.util.jar.JarOutputStream;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import javax.tools.DiagnosticCollector;
-import javax.tools.JavaCompiler;
-import javax.tools.JavaFileObject;
-import javax.tools.StandardJavaFileManager;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -63,53 +51,9 @@ class PluginsTest {
             sources = files.filter(p -> p.toString().endsWith(".java")).collect(Collectors.toList());
         }
         sources.add(helper);
-        compile(sources, classes);
+        ExamplePlugin.compile(sources, classes);
         plugins = Files.createDirectories(temp.resolve("plugins"));
-        jar(classes, plugins.resolve("fraud-flag.jar"));
-    }
-
-    private static void compile(List<Path> sources, Path out) throws URISyntaxException, IOException {
-        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        assertNotNull(javac, "the tests need a JDK, not a JRE");
-        // The API and Jackson as the runtime has them: where their classes were loaded from.
-        String classPath = String.join(
-                File.pathSeparator,
-                location(Processor.class),
-                location(JsonNode.class),
-                System.getProperty("java.class.path"));
-        DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-        try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, null, StandardCharsets.UTF_8)) {
-            boolean ok = javac.getTask(
-                            null,
-                            files,
-                            diagnostics,
-                            List.of("--release", "17", "-classpath", classPath, "-d", out.toString()),
-                            null,
-                            files.getJavaFileObjectsFromPaths(sources))
-                    .call();
-            assertTrue(ok, () -> "compiling the example failed: " + diagnostics.getDiagnostics());
-        }
-    }
-
-    private static String location(Class<?> type) throws URISyntaxException {
-        return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI())
-                .toString();
-    }
-
-    private static void jar(Path classes, Path jar) throws IOException {
-        List<Path> files;
-        try (Stream<Path> walk = Files.walk(classes)) {
-            files = walk.filter(Files::isRegularFile).sorted().collect(Collectors.toList());
-        }
-        try (OutputStream out = Files.newOutputStream(jar);
-                JarOutputStream zip = new JarOutputStream(out)) {
-            for (Path file : files) {
-                zip.putNextEntry(
-                        new JarEntry(classes.relativize(file).toString().replace(File.separatorChar, '/')));
-                zip.write(Files.readAllBytes(file));
-                zip.closeEntry();
-            }
-        }
+        ExamplePlugin.jar(classes, plugins.resolve("fraud-flag.jar"));
     }
 
     @Test

@@ -1,0 +1,155 @@
+package io.weir.app;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.weir.config.ConfigLoader;
+import io.weir.config.WeirConfig;
+import io.weir.fixtures.ExamplePlugin;
+import io.weir.fixtures.KafkaFixture;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The example jobs of the pipeline language on the real broker, read back read_committed. */
+@ExtendWith(KafkaFixture.class)
+class PipelineJobsIT {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path temp;
+
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void theRoutingJobFiltersReshapesAndRoutesEachOrderToOneTopic() throws Exception {
+        String app = KafkaFixture.uniqueTopic("routing");
+        String orders = KafkaFixture.createTopic(app + "-orders", 2);
+        List<ProducerRecord<String, String>> input = new ArrayList<>();
+        int large = 0, u1 = 0, other = 0;
+        for (int i = 0; i < 300; i++) {
+            String user = "u" + (i % 30);
+            long amount = i % 100;
+            input.add(new ProducerRecord<>(
+                    orders, user, "{\"user\":\"" + user + "\",\"amount\":" + amount + ",\"seq\":" + i + "}"));
+            if (amount <= 0) {
+                continue;
+            }
+            if (amount >= 90) {
+                large++;
+            } else if (user.startsWith("u1")) {
+                u1++;
+            } else {
+                other++;
+            }
+        }
+        input.add(new ProducerRecord<>(orders, "u1", "{\"user\":\"u1\",\"seq\":1000}"));
+        KafkaFixture.produce(input);
+        WeirConfig config = load(
+                "orders-routing.yaml",
+                app,
+                "pipeline.0.source.topic=" + orders,
+                "pipeline.3.route.0.sink.topic=" + app + "-large",
+                "pipeline.3.route.1.sink.topic=" + app + "-u1",
+                "pipeline.3.route.2.default.topic=" + app + "-other");
+        int expected = large + u1 + other;
+        runUntil(
+                config,
+                () -> committed(app + "-large") + committed(app + "-u1") + committed(app + "-other") >= expected
+                        && committed(app + "-dlq") >= 1);
+        assertEquals(large, committed(app + "-large"));
+        assertEquals(u1, committed(app + "-u1"));
+        assertEquals(other, committed(app + "-other"));
+        for (ConsumerRecord<String, String> r : KafkaFixture.readAllCommitted(app + "-large")) {
+            JsonNode v = JSON.readTree(r.value());
+            assertEquals(v.get("amount").asLong() * 100, v.get("cents").asLong());
+            assertEquals("large", v.get("size").asText());
+            assertTrue(!v.has("seq"), "seq is dropped");
+        }
+        ConsumerRecord<String, String> dead =
+                KafkaFixture.readAllCommitted(app + "-dlq").get(0);
+        assertEquals(
+                "pipeline.1.filter",
+                new String(dead.headers().lastHeader("weir.step").value()));
+        assertEquals(
+                "value.amount > 0",
+                new String(dead.headers().lastHeader("weir.expression").value()));
+    }
+
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void theCustomOperatorJobRunsTheOperatorFromItsPluginJar() throws Exception {
+        Path plugins = ExamplePlugin.build(temp);
+        String app = KafkaFixture.uniqueTopic("fraud");
+        String orders = KafkaFixture.createTopic(app + "-orders", 2);
+        List<ProducerRecord<String, String>> input = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            input.add(
+                    new ProducerRecord<>(orders, "c" + i, "{\"customer\":\"c" + i + "\",\"amount\":" + (i * 50) + "}"));
+        }
+        KafkaFixture.produce(input);
+        WeirConfig config = new ConfigLoader()
+                .load(
+                        Path.of("examples/custom-operator/job.yaml"),
+                        Map.of(),
+                        overrides(
+                                app,
+                                "pipeline.0.source.topic=" + orders,
+                                "pipeline.2.sink.topic=" + app + "-flagged",
+                                "processing.plugins=" + plugins));
+        runUntil(config, () -> committed(app + "-flagged") >= 50);
+        int flagged = 0;
+        for (ConsumerRecord<String, String> r : KafkaFixture.readAllCommitted(app + "-flagged")) {
+            JsonNode v = JSON.readTree(r.value());
+            assertEquals(v.get("amount").asLong() > 1000, v.get("flagged").asBoolean(), v.toString());
+            flagged += v.get("flagged").asBoolean() ? 1 : 0;
+        }
+        assertEquals(29, flagged);
+    }
+
+    private WeirConfig load(String example, String app, String... extra) throws Exception {
+        return new ConfigLoader().load(Path.of("config/examples", example), Map.of(), overrides(app, extra));
+    }
+
+    private List<String> overrides(String app, String... extra) {
+        List<String> sets = new ArrayList<>(List.of(
+                "kafka.bootstrap=" + KafkaFixture.bootstrap(),
+                "application=" + app,
+                "instance-id=" + app,
+                "processing.checkpoint.interval=200ms",
+                "processing.state.dir=" + temp.resolve("state")));
+        sets.addAll(List.of(extra));
+        return sets;
+    }
+
+    private static void runUntil(WeirConfig config, BooleanSupplier done) throws Exception {
+        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
+            instance.start();
+            await(config.application() + " commits its output")
+                    .atMost(Duration.ofSeconds(90))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(() -> {
+                        if (instance.stopped()) {
+                            throw new AssertionError("the instance stopped", instance.awaitTermination());
+                        }
+                        return done.getAsBoolean();
+                    });
+        }
+    }
+
+    private static int committed(String topic) {
+        return KafkaFixture.readAllCommitted(topic).size();
+    }
+}
