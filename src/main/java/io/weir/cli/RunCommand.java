@@ -1,8 +1,10 @@
 package io.weir.cli;
 
 import io.weir.app.Instance;
+import io.weir.app.InstanceSettings;
 import io.weir.app.Jobs;
 import io.weir.config.WeirConfig;
+import io.weir.operators.Plugins;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
@@ -18,7 +20,14 @@ public final class RunCommand implements Callable<Integer> {
         if (loaded == null) {
             return JobConfigOptions.INVALID;
         }
-        return runUntilStopped(new Instance(Jobs.settings(loaded), Jobs.clients(loaded)));
+        InstanceSettings settings;
+        try {
+            settings = Jobs.settings(loaded);
+        } catch (Plugins.PluginException e) {
+            System.err.println("weir: cannot start: " + e.getMessage());
+            return JobConfigOptions.INVALID;
+        }
+        return runUntilStopped(new Instance(settings, Jobs.clients(loaded)));
     }
 
     /** Starts the instance, stops it on SIGTERM/Ctrl-C; non-zero when it stopped on a fatal error. */

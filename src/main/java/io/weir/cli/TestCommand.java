@@ -2,6 +2,7 @@ package io.weir.cli;
 
 import io.weir.app.Jobs;
 import io.weir.config.WeirConfig;
+import io.weir.operators.Plugins;
 import io.weir.pipeline.Cases;
 import io.weir.pipeline.Plan;
 import java.io.PrintWriter;
@@ -50,7 +51,7 @@ public final class TestCommand implements Callable<Integer> {
                             Jobs.settings(config, plan).stages(),
                             config.deadLetter().topic())
                     .run(cases);
-        } catch (Cases.CasesException e) {
+        } catch (Cases.CasesException | Plugins.PluginException e) {
             err.println(e.getMessage());
             err.flush();
             return JobConfigOptions.INVALID;
