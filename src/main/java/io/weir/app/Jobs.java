@@ -16,7 +16,6 @@ import io.weir.pipeline.Stages;
 import io.weir.state.RocksDbSettings;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /** Turns a loaded configuration into what an {@link Instance} runs: the stage and its settings. */
 public final class Jobs {
@@ -97,9 +96,5 @@ public final class Jobs {
                 r.attempts(),
                 r.maxFailures(),
                 r.failureWindow());
-    }
-
-    private static String format(Enum<?> format) {
-        return format.name().toLowerCase(Locale.ROOT);
     }
 }

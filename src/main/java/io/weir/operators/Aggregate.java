@@ -8,7 +8,6 @@ import io.weir.dataflow.Operator;
 import io.weir.dataflow.OperatorContext;
 import io.weir.state.ValueState;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -190,19 +189,5 @@ public final class Aggregate implements Operator {
             throw new BadRecordException("field '" + name + "' must be a number, was " + Json.describe(v));
         }
         return v;
-    }
-
-    /** The output field names in order, for plans and tests. */
-    public static List<String> outputFields(Spec spec) {
-        List<String> fields = new java.util.ArrayList<>();
-        fields.add(spec.keyAs());
-        if (spec.count() != null) {
-            fields.add(spec.count());
-        }
-        for (Map<String, String> m :
-                List.of(spec.sum(), spec.min(), spec.max(), spec.avg(), spec.first(), spec.last())) {
-            fields.addAll(m.values());
-        }
-        return fields;
     }
 }
