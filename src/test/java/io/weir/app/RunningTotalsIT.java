@@ -236,12 +236,13 @@ class RunningTotalsIT {
     }
 
     @Test
-    void aCheckpointTimeoutTooCloseToTheTransactionTimeoutIsRefused() throws Exception {
-        Job job = new Job("processing.transaction-timeout=40s", "processing.checkpoint.timeout=30s");
-        Instance instance = new Instance(Jobs.settings(job.config), Jobs.clients(job.config));
-        Topics.StartupException e = assertThrows(Topics.StartupException.class, instance::start);
-        instance.close();
-        assertTrue(e.getMessage().contains("processing.checkpoint.timeout"), e.getMessage());
-        assertTrue(e.getMessage().contains("processing.transaction-timeout"), e.getMessage());
+    void aCheckpointTimeoutTooCloseToTheTransactionTimeoutIsRefusedByTheOneRuleAtLoad() {
+        // validate, explain, test and run load through the same rule (TransactionTimeoutRule), so the
+        // file is refused before anything starts.
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
+                () -> new Job("processing.transaction-timeout=40s", "processing.checkpoint.timeout=30s"));
+        assertTrue(e.getMessage().contains("processing.transaction-timeout must be longer than"), e.getMessage());
+        assertTrue(e.getMessage().contains("2 × checkpoint.timeout + checkpoint.interval"), e.getMessage());
     }
 }
