@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Threading: one daemon sampling thread writes the sums; {@link #stop} reads them after joining it.
  */
 final class CpuSampler {
-    /** Average loads in percent of all cores. */
-    record Load(double machine, double jvm) {
+    /** Average loads in percent of all cores, and the CPU time this JVM spent meanwhile. */
+    record Load(double machine, double jvm, long jvmCpuNanos) {
         @Override
         public String toString() {
             return String.format("%.0f %% / %.0f %%", machine, jvm);
@@ -26,9 +26,11 @@ final class CpuSampler {
     private final DoubleAdder jvm = new DoubleAdder();
     private final LongAdder samples = new LongAdder();
     private final Thread thread;
+    private final long startCpuNanos;
     private volatile boolean running = true;
 
     private CpuSampler() {
+        startCpuNanos = os.getProcessCpuTime();
         os.getCpuLoad(); // the first reading covers no interval
         os.getProcessCpuLoad();
         thread = new Thread(this::sample, "cpu-sampler");
@@ -46,7 +48,7 @@ final class CpuSampler {
         thread.interrupt();
         thread.join();
         long n = Math.max(1, samples.sum());
-        return new Load(100 * machine.sum() / n, 100 * jvm.sum() / n);
+        return new Load(100 * machine.sum() / n, 100 * jvm.sum() / n, os.getProcessCpuTime() - startCpuNanos);
     }
 
     private void sample() {

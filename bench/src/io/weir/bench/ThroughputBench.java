@@ -61,6 +61,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class ThroughputBench {
     private static final DateTimeFormatter LOG_TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
     private static final Path EXAMPLE = Path.of("config", "examples", "running-totals.yaml");
+    private static final Path TWO_STAGE = Path.of("bench", "two-stage.yaml");
 
     private final int orders;
     private final int users;
@@ -70,6 +71,8 @@ public final class ThroughputBench {
     private final boolean skipCopy;
     private final Path profileDir;
     private final List<String> extraSettings;
+    private final int latencyRate;
+    private final int latencySeconds;
     private String bootstrap;
     private Admin admin;
     private String input;
@@ -84,11 +87,15 @@ public final class ThroughputBench {
         this.extraSettings =
                 options.containsKey("set") ? List.of(options.get("set").split(",")) : List.of();
         this.skipCopy = options.containsKey("skip-copy");
+        this.latencyRate = Integer.parseInt(options.getOrDefault("latency-rate", "5000"));
+        this.latencySeconds = Integer.parseInt(options.getOrDefault("latency-seconds", "20"));
     }
 
     /**
      * Options: --orders N, --users N, --partitions N, --recovery-rounds N, --verify, --profile DIR
-     * (JFR recordings of the running-totals runs), --set k=v,k=v (overrides for every job run).
+     * (JFR recordings of the running-totals runs), --set k=v,k=v (overrides for every job run),
+     * --latency-rate N and --latency-seconds N (the paced visibility-latency runs; 0 seconds skips
+     * them).
      */
     public static void main(String[] args) throws Exception {
         Map<String, String> options = new HashMap<>();
@@ -108,7 +115,15 @@ public final class ThroughputBench {
         double perSecond() {
             return records * 1e9 / nanos;
         }
+
+        /** CPU time of the whole JVM (job, broker, bench) per record, in microseconds. */
+        String cpuMicrosPerRecord() {
+            return cpu == null ? "" : String.format("%.1f", cpu.jvmCpuNanos() / 1e3 / records);
+        }
     }
+
+    /** Visibility latency of one job: input appended → output readable by a read_committed reader. */
+    private record Latency(String name, int records, long p50, long p99, long max) {}
 
     private record Recovery(
             int round, long committedBeforeKill, long killMillis, long firstOutputMillis, String childTimes) {}
@@ -147,20 +162,46 @@ public final class ThroughputBench {
             report(eo, copy);
             Run alo = runningTotals("bench-alo", false);
             report(alo, copy);
+            Run twoStage = twoStage("bench-two-stage");
+            report(twoStage, copy);
+            List<Latency> latencies = new ArrayList<>();
+            if (latencySeconds > 0) {
+                latencies.add(latency("running totals (1 stage)", "lat-one-stage", EXAMPLE, "pipeline.2.sink.topic"));
+                latencies.add(latency("two-stage (key-by)", "lat-two-stage", TWO_STAGE, "pipeline.3.sink.topic"));
+            }
             List<Recovery> recoveries = recovery();
 
             System.out.println();
-            System.out.println(
-                    "| run | seconds | records/s | of the copy | CPU: machine / this JVM (of 100 % = all cores) |");
-            System.out.println("| --- | ---: | ---: | ---: | ---: |");
-            for (Run r : List.of(copy, eo, alo)) {
+            System.out.println("| run | seconds | records/s | of the copy | CPU: machine / this JVM (of 100 % = all"
+                    + " cores) | JVM CPU µs per record (broker included) |");
+            System.out.println("| --- | ---: | ---: | ---: | ---: | ---: |");
+            for (Run r : List.of(copy, eo, alo, twoStage)) {
                 System.out.printf(
-                        "| %s | %.1f | %,.0f | %.0f %% | %s |%n",
+                        "| %s | %.1f | %,.0f | %.0f %% | %s | %s |%n",
                         r.name,
                         r.nanos / 1e9,
                         r.perSecond(),
                         100 * r.perSecond() / copy.perSecond(),
-                        r.cpu == null ? "" : r.cpu);
+                        r.cpu == null ? "" : r.cpu,
+                        r.cpuMicrosPerRecord());
+            }
+            if (!latencies.isEmpty()) {
+                System.out.println();
+                System.out.printf(
+                        "Visibility latency at %,d orders/s, exactly-once, 1 s checkpoints (input appended → output"
+                                + " readable by read_committed; the first 5 s are left out):%n",
+                        latencyRate);
+                System.out.println("| job | records | p50 ms | p99 ms | max ms |");
+                System.out.println("| --- | ---: | ---: | ---: | ---: |");
+                for (Latency l : latencies) {
+                    System.out.printf("| %s | %,d | %d | %d | %d |%n", l.name, l.records, l.p50, l.p99, l.max);
+                }
+                if (latencies.size() == 2) {
+                    System.out.printf(
+                            "added by the second stage: p50 %+d ms, p99 %+d ms%n",
+                            latencies.get(1).p50 - latencies.get(0).p50,
+                            latencies.get(1).p99 - latencies.get(0).p99);
+                }
             }
             System.out.println();
             System.out.println("Recovery after kill -9 (exactly-once, child JVM, 1 s checkpoints; restarted at once"
@@ -243,18 +284,8 @@ public final class ThroughputBench {
     /** The running-totals job in this JVM from offset 0 until it committed the end of every input partition. */
     private Run runningTotals(String application, boolean exactlyOnce) throws Exception {
         String output = createTopic(application + "-totals");
-        List<String> sets = new ArrayList<>(List.of(
-                "kafka.bootstrap=" + bootstrap,
-                "application=" + application,
-                "instance-id=bench",
-                "pipeline.0.source.topic=" + input,
-                "pipeline.2.sink.topic=" + output,
-                "processing.checkpoint.interval=1s",
-                "processing.guarantee=" + (exactlyOnce ? "exactly-once" : "at-least-once"),
-                "processing.state.dir="
-                        + Path.of("target", "bench-state", application).toAbsolutePath()));
-        sets.addAll(extraSettings);
-        WeirConfig config = new ConfigLoader().load(EXAMPLE, Map.of(), sets);
+        WeirConfig config = new ConfigLoader()
+                .load(EXAMPLE, Map.of(), jobSettings(application, output, "pipeline.2.sink.topic", exactlyOnce, input));
         Recording recording = startProfile(application);
         CpuSampler cpu = CpuSampler.start();
         long start = System.nanoTime();
@@ -294,6 +325,119 @@ public final class ThroughputBench {
             }
             return run;
         }
+    }
+
+    /**
+     * The two-stage job (bench/two-stage.yaml: key-by, then the running totals) exactly-once from
+     * offset 0, until a read_committed reader counted one output per order. Its input offsets alone
+     * cannot tell the end: stage 1 still has the repartition topic to read.
+     */
+    private Run twoStage(String application) throws Exception {
+        String output = createTopic(application + "-totals");
+        WeirConfig config = new ConfigLoader().load(TWO_STAGE, Map.of(), jobSettings(application, output,
+                "pipeline.3.sink.topic", true, input));
+        CpuSampler cpu = CpuSampler.start();
+        long start = System.nanoTime();
+        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config));
+                KafkaConsumer<byte[], byte[]> reader = committedReader()) {
+            reader.assign(partitionsOf(output));
+            reader.seekToBeginning(partitionsOf(output));
+            instance.start();
+            long seen = 0;
+            while (seen < orders) {
+                if (instance.stopped()) {
+                    throw new IllegalStateException(application + " stopped", instance.awaitTermination());
+                }
+                seen += reader.poll(Duration.ofMillis(100)).count();
+            }
+            long nanos = System.nanoTime() - start;
+            CpuSampler.Load load = cpu.stop();
+            System.out.printf(
+                    "  %s: %d checkpoints, %d failovers%n",
+                    application, instance.stats().lastCompletedCheckpoint(), instance.stats().failovers());
+            return new Run("two-stage (key-by → running totals), exactly-once, 1 s checkpoints", orders, nanos, load);
+        }
+    }
+
+    /**
+     * A job exactly-once over a fresh input fed at {@code latencyRate} orders/s for {@code
+     * latencySeconds}: for each output record a read_committed reader sees, now minus the record's
+     * timestamp (the input's, carried through every stage) — input appended to output readable.
+     */
+    private Latency latency(String name, String application, Path job, String sinkKey) throws Exception {
+        String in = createTopic(application + "-orders");
+        String output = createTopic(application + "-totals");
+        WeirConfig config =
+                new ConfigLoader().load(job, Map.of(), jobSettings(application, output, sinkKey, true, in));
+        List<Long> samples = new ArrayList<>();
+        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config));
+                KafkaConsumer<byte[], byte[]> reader = committedReader();
+                OrderGenerator generator = new OrderGenerator(bootstrap, in, users, 7)) {
+            reader.assign(partitionsOf(output));
+            reader.seekToBeginning(partitionsOf(output));
+            instance.start();
+            Thread feeder = new Thread(
+                    () -> {
+                        try {
+                            generator.sendPaced(latencyRate, (long) latencyRate * latencySeconds);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    },
+                    "latency-feeder");
+            long start = System.currentTimeMillis();
+            feeder.start();
+            long seen = 0;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(latencySeconds + 60L);
+            while (feeder.isAlive() || seen < generator.sent()) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(name + ": saw " + seen + " of " + generator.sent() + " outputs");
+                }
+                for (ConsumerRecord<byte[], byte[]> r : reader.poll(Duration.ofMillis(5))) {
+                    long now = System.currentTimeMillis();
+                    seen++;
+                    if (r.timestamp() >= start + 5_000) {
+                        samples.add(now - r.timestamp());
+                    }
+                }
+            }
+        }
+        samples.sort(null);
+        if (samples.isEmpty()) {
+            throw new IllegalStateException(name + ": no latency samples");
+        }
+        Latency l = new Latency(
+                name,
+                samples.size(),
+                samples.get(samples.size() / 2),
+                samples.get((int) Math.min(samples.size() - 1, Math.round(samples.size() * 0.99))),
+                samples.get(samples.size() - 1));
+        System.out.printf("  latency %s: p50 %d ms, p99 %d ms, max %d ms%n", name, l.p50, l.p99, l.max);
+        return l;
+    }
+
+    private List<String> jobSettings(
+            String application, String output, String sinkKey, boolean exactlyOnce, String inputTopic) {
+        List<String> sets = new ArrayList<>(List.of(
+                "kafka.bootstrap=" + bootstrap,
+                "application=" + application,
+                "instance-id=bench",
+                "pipeline.0.source.topic=" + inputTopic,
+                sinkKey + "=" + output,
+                "processing.checkpoint.interval=1s",
+                "processing.guarantee=" + (exactlyOnce ? "exactly-once" : "at-least-once"),
+                "processing.state.dir="
+                        + Path.of("target", "bench-state", application).toAbsolutePath()));
+        sets.addAll(extraSettings);
+        return sets;
+    }
+
+    private List<TopicPartition> partitionsOf(String topic) {
+        List<TopicPartition> parts = new ArrayList<>();
+        for (int i = 0; i < partitions; i++) {
+            parts.add(new TopicPartition(topic, i));
+        }
+        return parts;
     }
 
     /**
