@@ -36,7 +36,6 @@ import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -78,6 +77,7 @@ final class Execution implements SourceLoop.Execution {
     private final Map<String, StateStore> stores = new HashMap<>();
     private EpochProducers producers;
     private CheckpointCoordinator coordinator;
+    private OrphanSweep sweep;
 
     private Execution() {}
 
@@ -149,7 +149,7 @@ final class Execution implements SourceLoop.Execution {
         history.forEach((task, h) ->
                 retention.restored(task, h.stream().map(TaskCheckpoint::state).toList()));
         // Every file a store of this execution writes starts with task/generation/: see OrphanSweep.
-        String generation = Long.toHexString(ThreadLocalRandom.current().nextLong() >>> 16);
+        String generation = OrphanSweep.newGeneration(System.currentTimeMillis());
         coordinator = new CheckpointCoordinator(new CheckpointCoordinator.Setup(
                 s.checkpoint(),
                 taskInputs,
@@ -225,7 +225,8 @@ final class Execution implements SourceLoop.Execution {
                 lastCompleted);
         Map<String, Set<String>> referenced = new HashMap<>();
         taskInputs.keySet().forEach(task -> referenced.put(task, retention.referenced(task)));
-        ctx.housekeeping().execute(new OrphanSweep(ctx.snapshots(), referenced, generation));
+        sweep = new OrphanSweep(ctx.snapshots(), referenced, generation);
+        ctx.housekeeping().execute(sweep);
     }
 
     /**
@@ -371,6 +372,9 @@ final class Execution implements SourceLoop.Execution {
      */
     @Override
     public void stop() {
+        if (sweep != null) {
+            sweep.cancel(); // the tasks may go to another execution, whose files it must not touch
+        }
         if (coordinator != null) {
             try {
                 Future<?> commit = coordinator.stop().get(30, TimeUnit.SECONDS);

@@ -27,8 +27,22 @@ final class ProcessingBinder {
         Path plugins = path(section, "plugins").orElse(d.plugins());
         Optional<CheckpointConfig> checkpoint = checkpoint(section.section("checkpoint"));
         Optional<RestartConfig> restart = restart(section.section("restart"));
-        Optional<StateConfig> state = state(section.section("state"));
+        Section stateSection = section.section("state");
+        Optional<StateConfig> state = state(stateSection);
         section.rejectUnknownKeys();
+        if (checkpoint.isPresent()
+                && state.isPresent()
+                && state.get().retain() < checkpoint.get().maxConcurrent()) {
+            // A checkpoint in flight reuses the files of the last completed one; up to max-concurrent
+            // − 1 others may complete meanwhile, and retention must not drop that base before it ends.
+            Origin at = stateSection.node("retain").map(YamlNode::origin).orElse(section.origin());
+            section.error(
+                    at,
+                    stateSection.path("retain") + " must be at least checkpoint.max-concurrent ("
+                            + checkpoint.get().maxConcurrent() + "): a checkpoint in flight reuses files of the last"
+                            + " completed one, which retention must keep until it ends, was "
+                            + state.get().retain());
+        }
         if (guarantee == ProcessingConfig.Guarantee.EXACTLY_ONCE && timeoutValid && checkpoint.isPresent()) {
             Origin at =
                     section.node("transaction-timeout").map(YamlNode::origin).orElse(section.origin());

@@ -33,6 +33,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Retention of incremental checkpoints and the sweep of orphans, on a real RocksDB and file store. */
 class SnapshotRetentionTest {
+    private static final String G1 = OrphanSweep.newGeneration(1_000);
+    private static final String G2 = OrphanSweep.newGeneration(2_000);
+    private static final String G3 = OrphanSweep.newGeneration(3_000);
+
     private static final String TASK = "job-1";
     private static final RocksDbSettings SMALL = new RocksDbSettings(8 << 20, 256 << 10);
 
@@ -80,7 +84,7 @@ class SnapshotRetentionTest {
         long bytesAt20 = 0;
         long maxFiles = 0;
         try (StateBackend backend = new RocksDbBackend(dir.resolve("state"), SMALL);
-                StateStore store = backend.open(TASK, "g1", null, snapshots)) {
+                StateStore store = backend.open(TASK, G1, null, snapshots)) {
             for (long id = 1; id <= 60; id++) {
                 change(store, model, random, 400);
                 StateHandle h = store.snapshot(id).write(snapshots, () -> false);
@@ -122,7 +126,7 @@ class SnapshotRetentionTest {
         List<StateHandle> completed = new java.util.ArrayList<>();
         StateHandle aborted;
         try (StateBackend backend = new RocksDbBackend(dir.resolve("state"), SMALL);
-                StateStore store = backend.open(TASK, "g1", null, snapshots)) {
+                StateStore store = backend.open(TASK, G1, null, snapshots)) {
             KeyedState state = new KeyedState(store);
             for (long id = 1; id <= 4; id++) {
                 state.setCurrentKey(("k" + id).getBytes(StandardCharsets.UTF_8));
@@ -135,13 +139,13 @@ class SnapshotRetentionTest {
             state.valueState("v", io.weir.state.Serde.LONG).update(99L);
             aborted = store.snapshot(5).write(snapshots, () -> false); // the crash came before the commit
         }
-        StoredFile newExecutionsFile = snapshots.write(TASK + "/g2/6/000099.sst", new byte[10]);
-        StoredFile otherTasksFile = snapshots.write("job-2/g1/5/000001.sst", new byte[10]);
+        StoredFile newExecutionsFile = snapshots.write(TASK + "/" + G2 + "/6/000099.sst", new byte[10]);
+        StoredFile otherTasksFile = snapshots.write("job-2/" + G1 + "/5/000001.sst", new byte[10]);
 
         // A new execution: retention from the checkpoint topic's history, then the sweep.
         SnapshotRetention after = new SnapshotRetention(3, snapshots, Runnable::run);
         after.restored(TASK, completed);
-        new OrphanSweep(snapshots, Map.of(TASK, after.referenced(TASK)), "g2").run();
+        new OrphanSweep(snapshots, Map.of(TASK, after.referenced(TASK)), G2).run();
 
         Set<String> expected = referenced(completed.subList(1, 4));
         expected.add(newExecutionsFile.name());
@@ -151,18 +155,55 @@ class SnapshotRetentionTest {
     }
 
     @Test
-    void anOrphanIsAFileOfASweptTaskThatNoRetainedCheckpointNamesAndThisGenerationDidNotWrite() {
-        StoredFile kept = new StoredFile("t-0/a/1/1.sst", 1, 0, List.of());
-        StoredFile orphan = new StoredFile("t-0/a/2/2.sst", 1, 0, List.of());
-        StoredFile current = new StoredFile("t-0/now/3/3.sst", 1, 0, List.of());
-        StoredFile otherTask = new StoredFile("t-1/a/2/2.sst", 1, 0, List.of());
-        StoredFile prefixTwin = new StoredFile("t-01/a/2/2.sst", 1, 0, List.of());
+    void anOrphanIsAFileOfASweptTaskThatNoRetainedCheckpointNamesWrittenByAnOlderGeneration() {
+        StoredFile kept = new StoredFile("t-0/" + G1 + "/1/1.sst", 1, 0, List.of());
+        StoredFile orphan = new StoredFile("t-0/" + G1 + "/2/2.sst", 1, 0, List.of());
+        StoredFile legacy = new StoredFile("t-0/5f3a9c/2/2.sst", 1, 0, List.of()); // random-hex generation
+        StoredFile current = new StoredFile("t-0/" + G2 + "/3/3.sst", 1, 0, List.of());
+        StoredFile later = new StoredFile("t-0/" + G3 + "/4/4.sst", 1, 0, List.of());
+        StoredFile otherTask = new StoredFile("t-1/" + G1 + "/2/2.sst", 1, 0, List.of());
+        StoredFile prefixTwin = new StoredFile("t-01/" + G1 + "/2/2.sst", 1, 0, List.of());
         assertEquals(
-                List.of(orphan),
+                List.of(orphan, legacy),
                 OrphanSweep.orphans(
-                        List.of(kept, orphan, current, otherTask, prefixTwin),
+                        List.of(kept, orphan, legacy, current, later, otherTask, prefixTwin),
                         Map.of("t-0", Set.of(kept.name())),
-                        "now"));
+                        G2));
+    }
+
+    @Test
+    void aSweepThatRunsLateSparesTheFilesOfALaterExecutionOfTheTask() throws IOException {
+        SnapshotStore snapshots = new FileSnapshotStore(dir.resolve("snapshots"));
+        StoredFile retained = snapshots.write(TASK + "/" + G1 + "/1/000001.sst", new byte[10]);
+        StoredFile orphan = snapshots.write(TASK + "/" + G1 + "/2/000002.sst", new byte[10]);
+        // Execution G2 starts; its sweep waits behind other housekeeping work.
+        OrphanSweep late = new OrphanSweep(snapshots, Map.of(TASK, Set.of(retained.name())), G2);
+        // Meanwhile the task failed over (or moved to another instance): G3 restored and checkpointed.
+        StoredFile newer = snapshots.write(TASK + "/" + G3 + "/3/000003.sst", new byte[10]);
+
+        late.run();
+
+        assertEquals(Set.of(retained.name(), newer.name()), listed(snapshots));
+        assertTrue(!listed(snapshots).contains(orphan.name()));
+    }
+
+    @Test
+    void aCancelledSweepDeletesNothing() throws IOException {
+        SnapshotStore snapshots = new FileSnapshotStore(dir.resolve("snapshots"));
+        StoredFile orphan = snapshots.write(TASK + "/" + G1 + "/2/000002.sst", new byte[10]);
+        OrphanSweep sweep = new OrphanSweep(snapshots, Map.of(TASK, Set.of()), G2);
+
+        sweep.cancel(); // its execution stopped before the housekeeping thread got to it
+        sweep.run();
+
+        assertEquals(Set.of(orphan.name()), listed(snapshots));
+    }
+
+    @Test
+    void generationNamesCarryTheTimeTheyWereMade() {
+        assertEquals(1_000L, OrphanSweep.madeAt(OrphanSweep.newGeneration(1_000)));
+        assertEquals(0L, OrphanSweep.madeAt("5f3a9c"));
+        assertTrue(OrphanSweep.newGeneration(1_000).compareTo(OrphanSweep.newGeneration(2_000)) < 0);
     }
 
     @Test

@@ -219,6 +219,23 @@ class ValueValidationTest {
     }
 
     @Test
+    void retentionMustKeepTheBaseOfEveryCheckpointInFlight() {
+        assertEquals(
+                "config/job.yaml:4:20: processing.state.retain must be at least checkpoint.max-concurrent (3): a"
+                        + " checkpoint in flight reuses files of the last completed one, which retention must keep"
+                        + " until it ends, was 2",
+                Configs.error(
+                        withPipeline(
+                                """
+        application: app
+        processing:
+          checkpoint: { max-concurrent: 3 }
+          state: { retain: 2 }
+        """)));
+        Configs.load(withPipeline("application: app\nprocessing: { state: { retain: 2 } }\n"));
+    }
+
+    @Test
     void theTransactionTimeoutDoesNotMatterAtLeastOnce() {
         Configs.load(
                 withPipeline(
