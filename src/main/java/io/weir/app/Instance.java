@@ -120,7 +120,7 @@ public final class Instance implements AutoCloseable {
     public void start() throws IOException {
         int partitions;
         try (Admin admin = clients.admin(settings.application() + "-admin")) {
-            Topics topics = new Topics(admin);
+            Topics topics = new Topics(admin, settings.replicationFactor());
             Map<String, Integer> inputs;
             try {
                 inputs = topics.awaitPartitions(
@@ -148,6 +148,13 @@ public final class Instance implements AutoCloseable {
                             + "count (co-partitioning), found " + counts);
                 }
             }
+            topics.require(Topics.internalRequirements(
+                    settings.checkpointTopic(),
+                    settings.snapshotTopic(),
+                    settings.outputs().stream()
+                            .filter(OutputTopic::repartition)
+                            .map(OutputTopic::name)
+                            .toList()));
             List<String> written = new ArrayList<>();
             settings.outputs().forEach(o -> written.add(o.name()));
             Map<String, Integer> maxBytes = topics.maxRecordBytes(written, KafkaClients.MAX_REQUEST_BYTES);

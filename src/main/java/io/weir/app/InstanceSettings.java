@@ -9,7 +9,8 @@ import java.util.List;
 /**
  * Everything an instance needs to run a job, resolved from the config file: its stages (the first
  * reads the job's source; each later one reads the repartition topic the one before writes), the
- * topics it writes and how it processes.
+ * topics it writes and how it processes. {@code replicationFactor} is that of the topics it creates,
+ * -1 for the broker's default.
  */
 public record InstanceSettings(
         String application,
@@ -24,7 +25,8 @@ public record InstanceSettings(
         CheckpointSettings checkpoint,
         RestartStrategy.Settings restart,
         StateSettings state,
-        boolean truncateDeadLetters) {
+        boolean truncateDeadLetters,
+        int replicationFactor) {
 
     public InstanceSettings {
         stages = List.copyOf(stages);

@@ -55,7 +55,8 @@ public final class Jobs {
                 new CheckpointSettings(c.interval(), c.timeout(), c.maxConcurrent(), c.minPause()),
                 restart(p.restart()),
                 state(p.state()),
-                config.deadLetter().oversized() == DeadLetterConfig.Oversized.TRUNCATE);
+                config.deadLetter().oversized() == DeadLetterConfig.Oversized.TRUNCATE,
+                config.kafka().replicationFactor());
     }
 
     /** Makes the operators of {@code process} steps from the plugins folder. */

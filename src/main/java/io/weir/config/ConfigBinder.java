@@ -112,6 +112,7 @@ final class ConfigBinder {
         Map<String, String> consumer = properties(section, "consumer", new LinkedHashMap<>());
         Map<String, String> producer = properties(section, "producer", effectiveProducer);
         Map<String, String> admin = properties(section, "admin", new LinkedHashMap<>());
+        int replication = section.integer("replication-factor", KafkaConfig.BROKER_DEFAULT, 1, Short.MAX_VALUE);
         section.rejectUnknownKeys();
         if (guarantee.orElse(null) == ProcessingConfig.Guarantee.EXACTLY_ONCE) {
             effectiveProducer.values().forEach(setting -> KafkaPropertyRules.exactlyOnceProblem(
@@ -119,7 +120,8 @@ final class ConfigBinder {
                     .ifPresent(
                             problem -> section.error(setting.entry().valueOrigin(), setting.path() + " " + problem)));
         }
-        return section.build(mark, () -> new KafkaConfig(bootstrap, properties, consumer, producer, admin));
+        return section.build(
+                mark, () -> new KafkaConfig(bootstrap, properties, consumer, producer, admin, replication));
     }
 
     /**

@@ -46,7 +46,8 @@ final class ConfigShape {
         Map<String, List<String>> sections = new LinkedHashMap<>();
         sections.put(
                 "", List.of("application", "instance-id", "kafka", "processing", "dead-letter", "http", "pipeline"));
-        sections.put("kafka", List.of("bootstrap", "properties", "consumer", "producer", "admin"));
+        sections.put(
+                "kafka", List.of("bootstrap", "properties", "consumer", "producer", "admin", "replication-factor"));
         sections.put(
                 "processing",
                 List.of(

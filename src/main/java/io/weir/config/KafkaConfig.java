@@ -10,15 +10,29 @@ import java.util.Objects;
  * ({@code properties}) or to one kind of client only ({@code consumer}, {@code producer},
  * {@code admin}). The {@code ...Properties()} methods merge them, the more specific map winning,
  * into what a client is created with. Properties that Weir sets itself are refused at loading.
+ * {@code replicationFactor} is that of the topics Weir creates (internal and output), {@link
+ * #BROKER_DEFAULT} for the broker's {@code default.replication.factor}.
  */
 public record KafkaConfig(
         String bootstrap,
         Map<String, String> properties,
         Map<String, String> consumer,
         Map<String, String> producer,
-        Map<String, String> admin) {
+        Map<String, String> admin,
+        int replicationFactor) {
 
     public static final String DEFAULT_BOOTSTRAP = "localhost:9092";
+    public static final int BROKER_DEFAULT = -1;
+
+    /** Bootstrap servers and client properties; topics get the broker's replication factor. */
+    public KafkaConfig(
+            String bootstrap,
+            Map<String, String> properties,
+            Map<String, String> consumer,
+            Map<String, String> producer,
+            Map<String, String> admin) {
+        this(bootstrap, properties, consumer, producer, admin, BROKER_DEFAULT);
+    }
 
     public KafkaConfig {
         Objects.requireNonNull(bootstrap, "bootstrap");
@@ -29,6 +43,9 @@ public record KafkaConfig(
         consumer = copy(consumer);
         producer = copy(producer);
         admin = copy(admin);
+        if (replicationFactor != BROKER_DEFAULT && (replicationFactor < 1 || replicationFactor > Short.MAX_VALUE)) {
+            throw new IllegalArgumentException("kafka.replication-factor must be at least 1, was " + replicationFactor);
+        }
     }
 
     /** Bootstrap servers, the shared properties and the consumer's own. */

@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -32,10 +33,19 @@ public final class Topics {
     private static final long WAIT_ATTEMPT_S = 5;
 
     private final Admin admin;
+    private final Optional<Short> replication;
 
-    public Topics(Admin admin) {
+    /** {@code replicationFactor}: of the topics this creates; -1 for the broker's default. */
+    public Topics(Admin admin, int replicationFactor) {
         this.admin = admin;
+        this.replication = replicationFactor < 0 ? Optional.empty() : Optional.of((short) replicationFactor);
     }
+
+    /**
+     * A setting a topic must have for Weir to keep what it needs: {@code accepts} the value (null
+     * when the broker reports none), described by {@code expected} and {@code why}.
+     */
+    public record Requirement(String topic, String setting, Predicate<String> accepts, String expected, String why) {}
 
     /** A start-up check failed; the message is for the user. */
     public static final class StartupException extends RuntimeException {
@@ -109,7 +119,7 @@ public final class Topics {
 
     /** Creates a topic unless it exists. */
     public void ensure(String name, int partitions, Map<String, String> configs) {
-        NewTopic topic = new NewTopic(name, Optional.of(partitions), Optional.empty()).configs(configs);
+        NewTopic topic = new NewTopic(name, Optional.of(partitions), replication).configs(configs);
         try {
             admin.createTopics(List.of(topic)).all().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS);
             LOG.info("created topic {} ({} partitions, {})", name, partitions, configs);
@@ -129,7 +139,10 @@ public final class Topics {
         }
     }
 
-    /** The compacted topics Weir keeps its checkpoints and snapshots in. */
+    /**
+     * The compacted topics Weir keeps its checkpoints and snapshots in, created unless they exist;
+     * an existing one must be configured as Weir would create it (see {@link #internalRequirements}).
+     */
     public void ensureInternal(String checkpoints, String snapshots) {
         ensure(
                 checkpoints,
@@ -145,6 +158,61 @@ public final class Topics {
                         Integer.toString(2 << 20),
                         "segment.ms",
                         "600000"));
+    }
+
+    /**
+     * What the internal topics must keep: the checkpoint and snapshot topics are compacted and
+     * nothing else (with {@code delete} the latest checkpoint and the files it names would go after
+     * {@code retention.ms}), the snapshot topic takes a whole chunk, and a repartition topic deletes
+     * nothing by time or size (it is purged up to what completed checkpoints consumed, and a job
+     * stopped for longer than a retention period must still find what it had not read).
+     */
+    public static List<Requirement> internalRequirements(
+            String checkpoints, String snapshots, Collection<String> repartitions) {
+        List<Requirement> r = new ArrayList<>();
+        String keepLatest = "Weir keeps its latest records there for good; with delete they go after retention.ms";
+        r.add(new Requirement(checkpoints, "cleanup.policy", "compact"::equals, "compact", keepLatest));
+        r.add(new Requirement(snapshots, "cleanup.policy", "compact"::equals, "compact", keepLatest));
+        int chunk = KafkaSnapshotStore.CHUNK + 64 * 1024;
+        r.add(new Requirement(
+                snapshots,
+                "max.message.bytes",
+                v -> v == null || Long.parseLong(v) >= chunk,
+                "at least " + chunk,
+                "snapshot files are written in chunks of " + KafkaSnapshotStore.CHUNK + " bytes"));
+        for (String topic : repartitions) {
+            String unread = "records of the next stage not yet read must stay until a checkpoint consumed them";
+            r.add(new Requirement(topic, "cleanup.policy", "delete"::equals, "delete", unread));
+            r.add(new Requirement(topic, "retention.ms", "-1"::equals, "-1", unread));
+            r.add(new Requirement(topic, "retention.bytes", v -> v == null || v.equals("-1"), "-1", unread));
+        }
+        return r;
+    }
+
+    /**
+     * Checks the topics' settings against {@code requirements}; every violation together in one
+     * start-up error, a line each, naming the topic, the setting, what it is and what it must be.
+     */
+    public void require(List<Requirement> requirements) {
+        Map<String, Config> configs =
+                describe(requirements.stream().map(Requirement::topic).toList());
+        List<String> problems = new ArrayList<>();
+        for (Requirement req : requirements) {
+            Config config = configs.get(req.topic());
+            var entry = config == null ? null : config.get(req.setting());
+            String value = entry == null ? null : entry.value();
+            if (!req.accepts().test(value)) {
+                problems.add("topic " + req.topic() + " has " + req.setting() + "=" + value + ", Weir needs "
+                        + req.expected() + " (" + req.why() + "); change it with kafka-configs.sh --alter --entity-type"
+                        + " topics --entity-name " + req.topic() + " --add-config " + req.setting() + "="
+                        + (req.expected().startsWith("at least ")
+                                ? req.expected().substring(9)
+                                : req.expected()));
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new StartupException(String.join("\n", problems));
+        }
     }
 
     /** The broker's {@code transaction.max.timeout.ms}: the producers' timeout must not exceed it. */
@@ -180,6 +248,17 @@ public final class Topics {
      * {@code message.max.bytes} sets by default), capped at {@code cap}: the producers' request limit.
      */
     public Map<String, Integer> maxRecordBytes(Collection<String> topics, int cap) {
+        Map<String, Integer> out = new java.util.HashMap<>();
+        describe(topics).forEach((topic, config) -> {
+            var entry = config.get("max.message.bytes");
+            int max = entry == null || entry.value() == null ? cap : Integer.parseInt(entry.value());
+            out.put(topic, Math.min(cap, max));
+        });
+        return out;
+    }
+
+    /** The configurations of {@code topics}, by topic name. */
+    private Map<String, Config> describe(Collection<String> topics) {
         List<ConfigResource> resources = topics.stream()
                 .distinct()
                 .map(t -> new ConfigResource(ConfigResource.Type.TOPIC, t))
@@ -198,16 +277,12 @@ public final class Topics {
                     TimeUnit.MILLISECONDS.sleep(200);
                 }
             }
-            Map<String, Integer> out = new java.util.HashMap<>();
-            configs.forEach((resource, config) -> {
-                var entry = config.get("max.message.bytes");
-                int max = entry == null || entry.value() == null ? cap : Integer.parseInt(entry.value());
-                out.put(resource.name(), Math.min(cap, max));
-            });
+            Map<String, Config> out = new java.util.HashMap<>();
+            configs.forEach((resource, config) -> out.put(resource.name(), config));
             return out;
         } catch (ExecutionException e) {
             throw new StartupException(
-                    "cannot read max.message.bytes of " + topics + ": "
+                    "cannot read the configuration of " + topics + ": "
                             + e.getCause().getMessage(),
                     e.getCause());
         } catch (TimeoutException e) {

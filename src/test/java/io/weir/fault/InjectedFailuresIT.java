@@ -182,7 +182,8 @@ class InjectedFailuresIT {
                 s.checkpoint(),
                 s.restart(),
                 s.state(),
-                s.truncateDeadLetters());
+                s.truncateDeadLetters(),
+                s.replicationFactor());
     }
 
     /** A fault that fires on the {@code at}-th call counted over the whole instance, and never again. */

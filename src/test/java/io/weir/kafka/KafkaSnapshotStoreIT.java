@@ -31,7 +31,7 @@ class KafkaSnapshotStoreIT extends SnapshotStoreContract {
         clients = KafkaClients.of(KafkaFixture.bootstrap());
         topic = KafkaFixture.uniqueTopic("store") + "-snapshots";
         try (var admin = clients.admin("store-it")) {
-            new Topics(admin).ensureInternal(topic + "-checkpoints", topic);
+            new Topics(admin, -1).ensureInternal(topic + "-checkpoints", topic);
         }
         store = new KafkaSnapshotStore(clients, topic, "store-it");
     }

@@ -1,0 +1,93 @@
+package io.weir.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weir.config.WeirConfig;
+import io.weir.fixtures.KafkaFixture;
+import io.weir.fixtures.TotalsJob;
+import io.weir.kafka.Topics;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.junit.jupiter.api.Test;
+
+/** The topics Weir keeps its own data in are checked at start, on the real broker. */
+class InternalTopicsIT {
+
+    private static void create(String topic, Map<String, String> configs) throws Exception {
+        KafkaFixture.admin()
+                .createTopics(List.of(new NewTopic(topic, Optional.of(1), Optional.empty()).configs(configs)))
+                .all()
+                .get(30, TimeUnit.SECONDS);
+    }
+
+    private static Topics.StartupException refusedAtStart(WeirConfig config) {
+        Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config));
+        try {
+            return assertThrows(Topics.StartupException.class, instance::start);
+        } finally {
+            instance.close();
+        }
+    }
+
+    @Test
+    void anExistingCheckpointTopicThatDeletesByAgeIsRefusedNamingTopicAndSetting() throws Exception {
+        TotalsJob job = TotalsJob.create("internal", 2);
+        String checkpoints = job.application() + "-checkpoints";
+        create(checkpoints, Map.of()); // as auto-creation would: cleanup.policy=delete
+
+        Topics.StartupException e = refusedAtStart(job.config("instance-id=i1"));
+
+        assertTrue(
+                e.getMessage().contains("topic " + checkpoints + " has cleanup.policy=delete, Weir needs compact"),
+                e.getMessage());
+    }
+
+    @Test
+    void everyInternalTopicSettingThatWouldLoseRecordsIsNamed() throws Exception {
+        String prefix = KafkaFixture.uniqueTopic("settings");
+        create(prefix + "-checkpoints", Map.of("cleanup.policy", "compact"));
+        create(prefix + "-snapshots", Map.of("cleanup.policy", "compact,delete", "max.message.bytes", "1000000"));
+        create(prefix + "-repartition-1", Map.of("retention.ms", "604800000"));
+        Topics topics = new Topics(KafkaFixture.admin(), -1);
+
+        Topics.StartupException e = assertThrows(
+                Topics.StartupException.class,
+                () -> topics.require(Topics.internalRequirements(
+                        prefix + "-checkpoints", prefix + "-snapshots", List.of(prefix + "-repartition-1"))));
+
+        List<String> problems = List.of(e.getMessage().split("\n"));
+        assertEquals(3, problems.size(), e.getMessage());
+        assertTrue(problems.get(0).startsWith("topic " + prefix + "-snapshots has cleanup.policy=compact,delete"));
+        assertTrue(problems.get(1).startsWith("topic " + prefix + "-snapshots has max.message.bytes=1000000"));
+        assertTrue(problems.get(2).startsWith("topic " + prefix + "-repartition-1 has retention.ms=604800000"));
+    }
+
+    @Test
+    void topicsWeirCreatesItselfPassItsOwnChecks() throws Exception {
+        String prefix = KafkaFixture.uniqueTopic("own");
+        Topics topics = new Topics(KafkaFixture.admin(), 1);
+        topics.ensureInternal(prefix + "-checkpoints", prefix + "-snapshots");
+        topics.ensure(prefix + "-repartition-1", 2, Map.of("retention.ms", "-1"));
+
+        topics.require(Topics.internalRequirements(
+                prefix + "-checkpoints", prefix + "-snapshots", List.of(prefix + "-repartition-1")));
+    }
+
+    @Test
+    void theConfiguredReplicationFactorIsTheOneTopicsAreCreatedWith() {
+        // The test broker is a single node: a replication factor of 2 cannot be met, and saying so
+        // shows the setting reaches topic creation.
+        TotalsJob job = TotalsJob.create("replication", 2);
+
+        Topics.StartupException e = refusedAtStart(job.config("instance-id=i1", "kafka.replication-factor=2"));
+
+        assertTrue(
+                e.getMessage().contains("cannot create topic " + job.application() + "-checkpoints"), e.getMessage());
+        assertTrue(e.getMessage().toLowerCase().contains("replication factor"), e.getMessage());
+    }
+}
