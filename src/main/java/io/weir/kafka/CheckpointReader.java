@@ -18,7 +18,13 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Reads the latest committed checkpoint of tasks from {@code <app>-checkpoints}: the compacted
- * topic read read_committed from the beginning to its end, the last record of a key winning.
+ * topic read read_committed from the beginning to its end. A task's checkpoint ids only grow, so
+ * the highest id wins, not the last record: at-least-once writes these records without a
+ * transaction, and a paused instance (a zombie) resuming after another took its tasks over can
+ * append an older checkpoint after the new owner's; taking it would restore stale state, or stall
+ * a reader that waits for the id the committed offsets name. Of two records with the same id (the
+ * zombie and the new owner both completed it) the later one wins; either is a consistent pair of
+ * state and positions.
  */
 public final class CheckpointReader {
     private final KafkaClients clients;
@@ -72,7 +78,15 @@ public final class CheckpointReader {
                         history.remove(task);
                     } else {
                         Deque<TaskCheckpoint> h = history.computeIfAbsent(task, t -> new ArrayDeque<>());
-                        h.addLast(CheckpointRecords.decode(r.value()));
+                        TaskCheckpoint c = CheckpointRecords.decode(r.value());
+                        long newest = h.isEmpty() ? 0 : h.peekLast().checkpointId();
+                        if (c.checkpointId() < newest) {
+                            continue; // older than what this task already completed: a zombie's
+                        }
+                        if (c.checkpointId() == newest) {
+                            h.removeLast();
+                        }
+                        h.addLast(c);
                         if (h.size() > depth) {
                             h.removeFirst();
                         }

@@ -1,0 +1,77 @@
+package io.weir.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.weir.checkpoint.TaskCheckpoint;
+import io.weir.element.InputPartition;
+import io.weir.fixtures.KafkaFixture;
+import io.weir.state.StateHandle;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+
+/** The checkpoint topic as a restore reads it, on the real broker. */
+class CheckpointReaderIT {
+
+    private static TaskCheckpoint checkpoint(String task, long id, long position) {
+        return new TaskCheckpoint(
+                task, id, id * 1000, Map.of(new InputPartition("orders", 0), position), StateHandle.EMPTY);
+    }
+
+    /** Appends the records unfenced, as at-least-once (and a zombie) does. */
+    private static void append(String topic, TaskCheckpoint... checkpoints) {
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(
+                KafkaFixture.producerConfig(), new ByteArraySerializer(), new ByteArraySerializer())) {
+            for (TaskCheckpoint c : checkpoints) {
+                producer.send(new ProducerRecord<>(
+                        topic, c.task().getBytes(StandardCharsets.UTF_8), CheckpointRecords.encode(c)));
+            }
+        }
+    }
+
+    @Test
+    void aZombiesOlderCheckpointWrittenAfterTheNewOwnersDoesNotWin() throws Exception {
+        String topic = KafkaFixture.createTopic(KafkaFixture.uniqueTopic("checkpoints"), 1);
+        // The old owner completed 4 and 5, paused; the new owner restored 5 and completed 6 and 7;
+        // then the old owner resumed and wrote its checkpoint 6 before it learned it lost the task.
+        append(
+                topic,
+                checkpoint("t-0", 4, 40),
+                checkpoint("t-0", 5, 50),
+                checkpoint("t-0", 6, 61),
+                checkpoint("t-0", 7, 71),
+                checkpoint("t-0", 6, 60),
+                checkpoint("t-1", 3, 30));
+        CheckpointReader reader = new CheckpointReader(KafkaClients.of(KafkaFixture.bootstrap()), topic);
+
+        Map<String, TaskCheckpoint> latest = reader.latest(null, Duration.ofSeconds(30));
+        assertEquals(7, latest.get("t-0").checkpointId());
+        assertEquals(71L, latest.get("t-0").positions().get(new InputPartition("orders", 0)));
+        assertEquals(3, latest.get("t-1").checkpointId());
+        assertEquals(
+                List.of(5L, 6L, 7L),
+                reader.history(null, 3, Duration.ofSeconds(30)).get("t-0").stream()
+                        .map(TaskCheckpoint::checkpointId)
+                        .toList());
+    }
+
+    @Test
+    void ofTwoRecordsOfOneCheckpointTheLaterWins() throws Exception {
+        String topic = KafkaFixture.createTopic(KafkaFixture.uniqueTopic("checkpoints"), 1);
+        append(topic, checkpoint("t-0", 5, 50), checkpoint("t-0", 6, 60), checkpoint("t-0", 6, 66));
+        CheckpointReader reader = new CheckpointReader(KafkaClients.of(KafkaFixture.bootstrap()), topic);
+
+        List<TaskCheckpoint> history =
+                reader.history(null, 3, Duration.ofSeconds(30)).get("t-0");
+
+        assertEquals(
+                List.of(5L, 6L),
+                history.stream().map(TaskCheckpoint::checkpointId).toList());
+        assertEquals(66L, history.get(1).positions().get(new InputPartition("orders", 0)));
+    }
+}
