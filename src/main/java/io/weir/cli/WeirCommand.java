@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
             DevCommand.class,
             VerifyCommand.class,
             CheckpointsCommand.class,
+            TxnCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class WeirCommand implements Runnable {
