@@ -7,6 +7,7 @@ import io.weir.app.Jobs;
 import io.weir.config.WeirConfig;
 import io.weir.kafka.KafkaClients;
 import io.weir.kafka.OpenTransactions;
+import io.weir.logging.Secrets;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -77,7 +78,7 @@ public final class TxnCommand implements Callable<Integer> {
         try (Admin admin = clients.admin("weir-txn")) {
             open = new OpenTransactions(admin, loaded.application()).list();
         } catch (ExecutionException e) {
-            err.println("weir txn: cannot list transactions: " + e.getCause());
+            err.println("weir txn: cannot list transactions: " + Secrets.redact(String.valueOf(e.getCause())));
             err.flush();
             return LEFT_OPEN;
         }
