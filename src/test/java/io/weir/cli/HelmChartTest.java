@@ -177,7 +177,11 @@ class HelmChartTest {
                 List.of("WeirCheckpointStale", "WeirConsumerLag", "WeirFailovers", "WeirInstanceDown"),
                 alerts.keySet().stream().sorted().toList());
         assertTrue(alerts.get("WeirCheckpointStale").contains("weir_checkpoint_last_completed_age_seconds{"));
-        assertTrue(alerts.get("WeirCheckpointStale").endsWith("> 300"), alerts::toString);
+        assertTrue(
+                alerts.get("WeirCheckpointStale")
+                        .contains("> 300) and on (namespace, pod) (sum by (namespace, pod) "
+                                + "(weir_consumer_lag_records{"),
+                alerts::toString);
         assertTrue(alerts.get("WeirFailovers").contains("increase(weir_failovers_total{"));
         assertTrue(alerts.get("WeirConsumerLag").contains("weir_consumer_lag_records{"));
         assertTrue(alerts.get("WeirConsumerLag").contains("service=\"weir-test\""), alerts::toString);
