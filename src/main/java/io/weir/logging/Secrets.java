@@ -28,6 +28,8 @@ public final class Secrets {
             "(?i)\\b([a-z0-9_.]*(?:password|secret|token)[a-z0-9_.]*)\\s*=\\s*(\"(?:[^\"\\\\]|\\\\.)*\"|[^\\s;\",}\\])\\[][^\\s;\",}\\])]*)");
 
     private static final Set<String> KNOWN = ConcurrentHashMap.newKeySet();
+    /** {@link #KNOWN}, longest first (a JAAS string is masked whole before the password inside it). */
+    private static volatile List<String> longestFirst = List.of();
 
     private Secrets() {}
 
@@ -67,13 +69,12 @@ public final class Secrets {
         });
     }
 
-    private static void remember(String value) {
-        if (value.length() >= MIN_MASKED_LENGTH) {
-            KNOWN.add(value);
-            String escaped = jsonEscaped(value);
-            if (!escaped.equals(value)) {
-                KNOWN.add(escaped);
-            }
+    private static synchronized void remember(String value) {
+        if (value.length() >= MIN_MASKED_LENGTH && KNOWN.add(value)) {
+            KNOWN.add(jsonEscaped(value));
+            longestFirst = KNOWN.stream()
+                    .sorted(Comparator.comparingInt(String::length).reversed())
+                    .toList();
         }
     }
 
@@ -86,15 +87,9 @@ public final class Secrets {
             return text;
         }
         String out = text;
-        if (!KNOWN.isEmpty()) {
-            // Longest first: a JAAS string is masked whole before the password inside it.
-            List<String> known = KNOWN.stream()
-                    .sorted(Comparator.comparingInt(String::length).reversed())
-                    .toList();
-            for (String secret : known) {
-                if (out.contains(secret)) {
-                    out = out.replace(secret, MASK);
-                }
+        for (String secret : longestFirst) {
+            if (out.contains(secret)) {
+                out = out.replace(secret, MASK);
             }
         }
         Matcher m = JAAS_SECRET_OPTION.matcher(out);
