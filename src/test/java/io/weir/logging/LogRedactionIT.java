@@ -53,7 +53,7 @@ class LogRedactionIT {
                         + "    ssl.key.password: " + KEY_MARKER + "\n"
                         + "processing:\n"
                         + "  state: { backend: memory, dir: \"" + temp.resolve("state") + "\" }\n"
-                        + "http: { port: -1 }\n"
+                        + "http: { port: 0 }\n"
                         + "pipeline:\n"
                         + "  - source: { topic: " + input + ", format: json }\n"
                         + "  - sink: { topic: " + input + "-out, format: json }\n");
