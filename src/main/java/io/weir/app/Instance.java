@@ -118,6 +118,7 @@ public final class Instance implements AutoCloseable {
 
     /** Checks the broker and topics, then starts the source loop. Throws when a start-up check fails. */
     public void start() throws IOException {
+        LOG.info("starting {} as instance {}; Kafka {}", settings.application(), settings.instanceId(), clients);
         int partitions;
         try (Admin admin = clients.admin(settings.application() + "-admin")) {
             Topics topics = new Topics(admin, settings.replicationFactor());

@@ -3,6 +3,7 @@ package io.weir.cli;
 import io.weir.config.ConfigException;
 import io.weir.config.ConfigLoader;
 import io.weir.config.WeirConfig;
+import io.weir.logging.Secrets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +28,7 @@ final class JobConfigOptions {
         try {
             return new ConfigLoader().load(config, System.getenv(), overrides);
         } catch (ConfigException e) {
-            System.err.println(e.getMessage());
+            System.err.println(Secrets.redact(e.getMessage()));
             return null;
         }
     }

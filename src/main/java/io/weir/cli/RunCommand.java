@@ -4,6 +4,7 @@ import io.weir.app.Instance;
 import io.weir.app.InstanceSettings;
 import io.weir.app.Jobs;
 import io.weir.config.WeirConfig;
+import io.weir.logging.Secrets;
 import io.weir.operators.Plugins;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -24,7 +25,7 @@ public final class RunCommand implements Callable<Integer> {
         try {
             settings = Jobs.settings(loaded);
         } catch (Plugins.PluginException e) {
-            System.err.println("weir: cannot start: " + e.getMessage());
+            System.err.println("weir: cannot start: " + Secrets.redact(e.getMessage()));
             return JobConfigOptions.INVALID;
         }
         return runUntilStopped(new Instance(settings, Jobs.clients(loaded)));
@@ -35,7 +36,7 @@ public final class RunCommand implements Callable<Integer> {
         try {
             instance.start();
         } catch (Exception e) {
-            System.err.println("weir: cannot start: " + e.getMessage());
+            System.err.println("weir: cannot start: " + Secrets.redact(e.getMessage()));
             instance.close();
             return 1;
         }
@@ -44,7 +45,7 @@ public final class RunCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(hook);
         Throwable fatal = instance.awaitTermination();
         if (fatal != null) {
-            System.err.println("weir: stopped: " + fatal);
+            System.err.println("weir: stopped: " + Secrets.redact(String.valueOf(fatal)));
             return 1;
         }
         return 0;

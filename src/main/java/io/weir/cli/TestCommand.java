@@ -52,7 +52,7 @@ public final class TestCommand implements Callable<Integer> {
                             config.deadLetter().topic())
                     .run(cases);
         } catch (Cases.CasesException | Plugins.PluginException e) {
-            err.println(e.getMessage());
+            err.println(io.weir.logging.Secrets.redact(e.getMessage()));
             err.flush();
             return JobConfigOptions.INVALID;
         }

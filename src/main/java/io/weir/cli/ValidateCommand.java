@@ -3,6 +3,7 @@ package io.weir.cli;
 import io.weir.config.ConfigException;
 import io.weir.config.ConfigLoader;
 import io.weir.config.WeirConfig;
+import io.weir.logging.Secrets;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -69,7 +70,7 @@ public final class ValidateCommand implements Callable<Integer> {
             out.flush();
             return 0;
         } catch (ConfigException e) {
-            err.println(e.getMessage());
+            err.println(Secrets.redact(e.getMessage()));
             err.flush();
             return INVALID;
         }

@@ -1,5 +1,6 @@
 package io.weir.cli;
 
+import io.weir.logging.Secrets;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -17,14 +18,77 @@ import picocli.CommandLine.Command;
             DevCommand.class,
             VerifyCommand.class,
             CheckpointsCommand.class,
+            TxnCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class WeirCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** The log formats logback.xml knows (its appenders' names). */
+    static final java.util.Set<String> LOG_FORMATS = java.util.Set.of("text", "json");
+
+    @CommandLine.Option(
+            names = "--log-format",
+            scope = CommandLine.ScopeType.INHERIT,
+            paramLabel = "text|json",
+            description = "Log lines as text (default) or one JSON object per line; "
+                    + "also the environment variable WEIR_LOG_FORMAT.")
+    void logFormat(String format) {
+        if (!LOG_FORMATS.contains(format)) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--log-format must be text or json, was " + format);
+        }
+    }
+
     public static void main(String[] args) {
-        System.exit(new CommandLine(new WeirCommand()).execute(args));
+        String problem = chooseLogFormat(args, System.getenv("WEIR_LOG_FORMAT"));
+        if (problem != null) {
+            System.err.println("weir: " + problem);
+            System.exit(2);
+        }
+        System.exit(commandLine().execute(args));
+    }
+
+    /**
+     * The command line as {@code main} runs it: an exception a command throws is printed with its
+     * stack trace, secrets masked (a Kafka client's message may quote its configuration).
+     */
+    static CommandLine commandLine() {
+        return new CommandLine(new WeirCommand()).setExecutionExceptionHandler((e, cli, parsed) -> {
+            java.io.StringWriter trace = new java.io.StringWriter();
+            e.printStackTrace(new java.io.PrintWriter(trace));
+            cli.getErr().print(Secrets.redact(trace.toString()));
+            cli.getErr().flush();
+            return cli.getCommandSpec().exitCodeOnExecutionException();
+        });
+    }
+
+    /**
+     * Sets the system property {@code WEIR_LOG_FORMAT} that logback.xml reads from
+     * {@code --log-format} before anything logs (logback configures itself on the first logger);
+     * an unknown format (which would silently lose every log line) is the returned problem.
+     */
+    static String chooseLogFormat(String[] args, String fromEnv) {
+        String format = fromEnv == null || fromEnv.isBlank() ? null : fromEnv.strip();
+        String from = "WEIR_LOG_FORMAT";
+        for (int i = 0; i < args.length; i++) {
+            if (args[i].equals("--log-format") && i + 1 < args.length) {
+                format = args[i + 1];
+                from = "--log-format";
+            } else if (args[i].startsWith("--log-format=")) {
+                format = args[i].substring("--log-format=".length());
+                from = "--log-format";
+            }
+        }
+        if (format == null) {
+            return null;
+        }
+        if (!LOG_FORMATS.contains(format)) {
+            return from + " must be text or json, was " + format;
+        }
+        System.setProperty("WEIR_LOG_FORMAT", format);
+        return null;
     }
 
     @Override

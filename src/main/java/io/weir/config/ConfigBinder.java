@@ -1,5 +1,6 @@
 package io.weir.config;
 
+import io.weir.logging.Secrets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -141,7 +142,11 @@ final class ConfigBinder {
                 Optional<String> problem = KafkaPropertyRules.problem(key, entry.key(), entry.value());
                 problem.ifPresent(why -> section.error(
                         entry.valueOrigin(),
-                        path + " is not valid, was " + entry.value().strip() + "; " + why));
+                        path + " is not valid, was "
+                                + Secrets.printable(entry.key(), entry.value().strip()) + "; "
+                                + (Secrets.isSecret(entry.key())
+                                        ? why.replace(entry.value().strip(), Secrets.MASK)
+                                        : why)));
                 if (problem.isEmpty() && !key.equals("consumer") && !key.equals("admin")) {
                     producerView.put(entry.key(), new ProducerSetting(path, entry));
                 }

@@ -1,5 +1,6 @@
 package io.weir.config;
 
+import io.weir.logging.Secrets;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -69,6 +70,16 @@ public record KafkaConfig(
         merged.putAll(properties);
         merged.putAll(specific);
         return Collections.unmodifiableMap(merged);
+    }
+
+    /** The configuration with secret property values masked: safe to log or print. */
+    @Override
+    public String toString() {
+        return "KafkaConfig[bootstrap=" + bootstrap
+                + ", properties=" + Secrets.redacted(properties)
+                + ", consumer=" + Secrets.redacted(consumer)
+                + ", producer=" + Secrets.redacted(producer)
+                + ", admin=" + Secrets.redacted(admin) + "]";
     }
 
     private static Map<String, String> copy(Map<String, String> map) {

@@ -1,5 +1,6 @@
 package io.weir.config;
 
+import io.weir.logging.Secrets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -43,10 +44,11 @@ final class Overrides {
             if (equals < 0 || key.isEmpty() || key.startsWith(".") || key.endsWith(".") || key.contains("..")) {
                 errors.add(
                         origin,
-                        "expected key=value with a dotted key such as processing.threads=4, " + "was " + override);
+                        "expected key=value with a dotted key such as processing.threads=4, " + "was "
+                                + (equals >= 0 && Secrets.isSecret(key) ? key + "=" + Secrets.MASK : override));
                 continue;
             }
-            YamlNode value = value(override.substring(equals + 1), origin);
+            YamlNode value = value(key, override.substring(equals + 1), origin);
             if (value == null) {
                 continue;
             }
@@ -62,7 +64,7 @@ final class Overrides {
         return result;
     }
 
-    private YamlNode value(String text, Origin origin) {
+    private YamlNode value(String key, String text, Origin origin) {
         String trimmed = text.strip();
         if (!trimmed.startsWith("{") && !trimmed.startsWith("[")) {
             return new YamlNode.Scalar(text, text.isEmpty(), origin);
@@ -72,7 +74,7 @@ final class Overrides {
         if (parsed == null || !parseErrors.isEmpty()) {
             errors.add(
                     origin,
-                    "the value " + trimmed + " is not valid YAML flow, "
+                    "the value " + Secrets.printable(key, trimmed) + " is not valid YAML flow, "
                             + "expected a mapping such as {a: b} or a list such as [a, b]");
             return null;
         }

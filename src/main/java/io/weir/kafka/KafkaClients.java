@@ -1,6 +1,8 @@
 package io.weir.kafka;
 
+import io.weir.logging.Secrets;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -35,6 +37,10 @@ public final class KafkaClients {
         this.consumer = Map.copyOf(consumer);
         this.producer = Map.copyOf(producer);
         this.admin = Map.copyOf(admin);
+        // From here on, the log encoders mask these values wherever they appear.
+        for (Map<String, String> properties : List.of(common, consumer, producer, admin)) {
+            Secrets.register(properties);
+        }
     }
 
     public static KafkaClients of(String bootstrap) {
@@ -43,6 +49,17 @@ public final class KafkaClients {
 
     public String bootstrap() {
         return bootstrap;
+    }
+
+    /** The bootstrap servers and the user's client properties (sorted), secret values masked: for logs. */
+    @Override
+    public String toString() {
+        return bootstrap + " properties " + printable(common) + " consumer " + printable(consumer) + " producer "
+                + printable(producer) + " admin " + printable(admin);
+    }
+
+    private static Map<String, String> printable(Map<String, String> properties) {
+        return new java.util.TreeMap<>(Secrets.redacted(properties));
     }
 
     /** The source consumer: a group member with static membership, reading committed data only. */
@@ -148,7 +165,7 @@ public final class KafkaClients {
             }
             throw new Topics.StartupException(
                     "cannot create the Kafka " + kind + " client: "
-                            + root.getClass().getSimpleName() + ": " + root.getMessage()
+                            + root.getClass().getSimpleName() + ": " + Secrets.redact(root.getMessage())
                             + " (check kafka.properties and kafka." + kind + ")",
                     e);
         }
