@@ -8,6 +8,7 @@ import io.weir.dataflow.Stage;
 import io.weir.element.InputPartition;
 import io.weir.kafka.KafkaClients;
 import io.weir.kafka.KafkaSnapshotStore;
+import io.weir.kafka.PartitionCounts;
 import io.weir.kafka.SourceLoop;
 import io.weir.kafka.Topics;
 import io.weir.kafka.TransactionalProducers;
@@ -19,6 +20,7 @@ import io.weir.state.StateBackend;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -142,13 +144,16 @@ public final class Instance implements AutoCloseable {
                 // by age: a job stopped for a week must still find what it had not read yet.
                 topics.ensure(out.name(), count, out.repartition() ? Map.of("retention.ms", "-1") : Map.of());
             }
+            Map<String, Integer> allInputs = new HashMap<>(inputs);
             for (Stage stage : settings.stages().subList(1, settings.stages().size())) {
                 Map<String, Integer> counts = topics.partitions(stage.inputTopics());
                 if (counts.values().stream().distinct().count() > 1) {
                     throw new Topics.StartupException("input topics of one stage must have the same partition "
                             + "count (co-partitioning), found " + counts);
                 }
+                allInputs.putAll(counts);
             }
+            new PartitionCounts(clients, settings.checkpointTopic()).check(allInputs, Duration.ofSeconds(60));
             topics.require(Topics.internalRequirements(
                     settings.checkpointTopic(),
                     settings.snapshotTopic(),

@@ -71,7 +71,7 @@ public final class CheckpointReader {
                         continue;
                     }
                     String task = new String(r.key(), StandardCharsets.UTF_8);
-                    if (tasks != null && !tasks.contains(task)) {
+                    if (PartitionCounts.KEY.equals(task) || (tasks != null && !tasks.contains(task))) {
                         continue;
                     }
                     if (r.value() == null) {

@@ -1,5 +1,6 @@
 package io.weir.app;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,14 +9,20 @@ import io.weir.config.WeirConfig;
 import io.weir.fixtures.KafkaFixture;
 import io.weir.fixtures.TotalsJob;
 import io.weir.kafka.Topics;
+import io.weir.tools.OrderGenerator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.Test;
 
-/** The topics Weir keeps its own data in are checked at start, on the real broker. */
+/**
+ * What Weir checks of the topics at start, on the real broker: the settings of the topics it keeps
+ * its own data in, the partition counts its state was split by, the replication factor it creates
+ * topics with.
+ */
 class InternalTopicsIT {
 
     private static void create(String topic, Map<String, String> configs) throws Exception {
@@ -76,6 +83,48 @@ class InternalTopicsIT {
 
         topics.require(Topics.internalRequirements(
                 prefix + "-checkpoints", prefix + "-snapshots", List.of(prefix + "-repartition-1")));
+    }
+
+    @Test
+    void aChangedInputPartitionCountIsRefusedOnceCheckpointsExist() throws Exception {
+        TotalsJob job = TotalsJob.create("rescaled", 2);
+        WeirConfig config = job.config("instance-id=i1", "processing.checkpoint.interval=200ms");
+        try (OrderGenerator g = new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), 50, 1)) {
+            g.send(500);
+        }
+        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
+            instance.start();
+            await().atMost(KafkaFixture.TIMEOUT).until(() -> instance.stats().lastCompletedCheckpoint() > 0);
+        }
+        KafkaFixture.admin()
+                .createPartitions(Map.of(job.orders(), NewPartitions.increaseTo(3)))
+                .all()
+                .get(30, TimeUnit.SECONDS);
+
+        Topics.StartupException e = refusedAtStart(config);
+
+        assertTrue(
+                e.getMessage()
+                        .contains("topic " + job.orders() + " has 3 partitions, but the job's checkpoints were"
+                                + " taken with 2"),
+                e.getMessage());
+    }
+
+    @Test
+    void aJobWithoutCheckpointsMayChangeItsPartitionCount() throws Exception {
+        TotalsJob job = TotalsJob.create("fresh", 2);
+        WeirConfig config = job.config("instance-id=i1");
+        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
+            instance.start(); // records 2; nothing read, so no checkpoint
+        }
+        KafkaFixture.admin()
+                .createPartitions(Map.of(job.orders(), NewPartitions.increaseTo(3)))
+                .all()
+                .get(30, TimeUnit.SECONDS);
+        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
+            instance.start();
+            assertEquals(false, instance.stopped());
+        }
     }
 
     @Test

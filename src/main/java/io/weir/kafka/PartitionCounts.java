@@ -1,0 +1,110 @@
+package io.weir.kafka;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The partition counts a job's keyed state is split by, kept in {@code <app>-checkpoints} under
+ * the key {@value #KEY} (a JSON object of topic → count, written once, without a transaction). A
+ * key's state lives in the task of the partition the key hashes to; with another partition count
+ * keys hash elsewhere and their tasks would start them from zero. So a job whose input or
+ * repartition topics changed their count since its checkpoints were taken is refused at start.
+ */
+public final class PartitionCounts {
+    /** Not a task name: those end in {@code -<partition>}. */
+    public static final String KEY = "_partition-counts";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final KafkaClients clients;
+    private final String topic;
+
+    public PartitionCounts(KafkaClients clients, String checkpointTopic) {
+        this.clients = clients;
+        this.topic = checkpointTopic;
+    }
+
+    /**
+     * Compares {@code current} with the counts recorded, and records them when none are (or when
+     * topics were added to the job); throws when a topic's count changed.
+     */
+    public void check(Map<String, Integer> current, Duration timeout) throws IOException {
+        Scan scan = scan(timeout);
+        Map<String, Integer> recorded = scan.counts.orElse(Map.of());
+        for (Map.Entry<String, Integer> e : new TreeMap<>(current).entrySet()) {
+            Integer before = recorded.get(e.getKey());
+            if (before != null && !before.equals(e.getValue()) && scan.hasCheckpoints) {
+                throw new Topics.StartupException("topic " + e.getKey() + " has " + e.getValue()
+                        + " partitions, but the job's checkpoints were taken with " + before + ": its keys would "
+                        + "move to other tasks and their state start from zero. Restore the partition count, or "
+                        + "start the job afresh under a new application name (the state is then lost)");
+            }
+        }
+        Map<String, Integer> merged = new TreeMap<>(recorded);
+        merged.putAll(current);
+        if (!merged.equals(recorded)) {
+            write(merged);
+        }
+    }
+
+    private record Scan(Optional<Map<String, Integer>> counts, boolean hasCheckpoints) {}
+
+    /** The last recorded counts (read_uncommitted: they are written without a transaction). */
+    private Scan scan(Duration timeout) throws IOException {
+        Optional<Map<String, Integer>> counts = Optional.empty();
+        boolean hasCheckpoints = false;
+        try (KafkaConsumer<byte[], byte[]> consumer = clients.reader(topic + "-partition-counts", false)) {
+            List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
+            if (infos == null || infos.isEmpty()) {
+                throw new IOException("checkpoint topic " + topic + " does not exist");
+            }
+            List<TopicPartition> parts = infos.stream()
+                    .map(i -> new TopicPartition(topic, i.partition()))
+                    .toList();
+            consumer.assign(parts);
+            consumer.seekToBeginning(parts);
+            Map<TopicPartition, Long> end = consumer.endOffsets(parts, timeout);
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                if (System.nanoTime() > deadline) {
+                    throw new IOException("reading " + topic + " to its end took longer than " + timeout);
+                }
+                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                    if (r.key() == null || r.value() == null) {
+                        continue;
+                    }
+                    if (KEY.equals(new String(r.key(), StandardCharsets.UTF_8))) {
+                        counts = Optional.of(JSON.readValue(r.value(), new TypeReference<Map<String, Integer>>() {}));
+                    } else {
+                        hasCheckpoints = true;
+                    }
+                }
+            }
+        }
+        return new Scan(counts, hasCheckpoints);
+    }
+
+    private void write(Map<String, Integer> counts) throws IOException {
+        try (KafkaProducer<byte[], byte[]> producer = clients.idempotentProducer(topic + "-partition-counts")) {
+            producer.send(new ProducerRecord<>(
+                            topic, KEY.getBytes(StandardCharsets.UTF_8), JSON.writeValueAsBytes(counts)))
+                    .get(Topics.adminTimeout().toSeconds(), TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new IOException("cannot record the partition counts in " + topic + ": " + e, e);
+        }
+    }
+}
