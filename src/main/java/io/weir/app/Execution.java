@@ -68,7 +68,8 @@ final class Execution implements SourceLoop.Execution {
             RecordLimits limits,
             Instance.Stats stats,
             SourceLoop source,
-            Seams seams) {}
+            Seams seams,
+            DepartedTransactions departed) {}
 
     private final Map<InputPartition, Channel> channels = new HashMap<>();
     private final Map<InputPartition, Worker> workerOf = new HashMap<>();
@@ -102,6 +103,10 @@ final class Execution implements SourceLoop.Execution {
     private void build(Context ctx, Set<InputPartition> assigned, SourceLoop.CommittedCheckpoints committedCheckpoints)
             throws Exception {
         InstanceSettings s = ctx.settings();
+        if (ctx.departed() != null) {
+            // Committed offsets below may be pending in a departed instance's open transaction.
+            ctx.departed().abortAsync();
+        }
         // Task = stage × partition index: partition p of every input topic of a stage.
         Map<String, Stage> stageOf = new HashMap<>();
         Map<String, List<InputPartition>> taskInputs = new TreeMap<>();

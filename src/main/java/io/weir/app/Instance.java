@@ -83,7 +83,10 @@ public final class Instance implements AutoCloseable {
     private final Seams seams;
     private RecordLimits limits = RecordLimits.defaults();
     private RepartitionPurge purge;
-    private Admin purgeAdmin;
+    /** Purges repartition topics and looks for departed instances' transactions. */
+    private Admin backgroundAdmin;
+
+    private DepartedTransactions departed;
     /** Set by close(), possibly from a shutdown hook while start() still waits for input topics. */
     private volatile boolean closing;
 
@@ -193,10 +196,11 @@ public final class Instance implements AutoCloseable {
         housekeeping = Executors.newSingleThreadExecutor(named("weir-housekeeping"));
         Set<String> repartitions = new HashSet<>();
         settings.outputs().stream().filter(OutputTopic::repartition).forEach(o -> repartitions.add(o.name()));
-        if (!repartitions.isEmpty()) {
-            purgeAdmin = clients.admin(clientId() + "-purge");
+        if (!repartitions.isEmpty() || settings.exactlyOnce()) {
+            backgroundAdmin = clients.admin(clientId() + "-background");
         }
-        purge = new RepartitionPurge(repartitions, purgeAdmin, housekeeping, clock, 30_000);
+        departed = settings.exactlyOnce() ? new DepartedTransactions(clients, settings, backgroundAdmin) : null;
+        purge = new RepartitionPurge(repartitions, backgroundAdmin, housekeeping, clock, 30_000);
         RestartStrategy restart = new RestartStrategy(settings.restart(), ThreadLocalRandom.current()::nextDouble);
         source = new SourceLoop(
                 clients.sourceConsumer(
@@ -277,7 +281,8 @@ public final class Instance implements AutoCloseable {
                         limits,
                         stats,
                         source,
-                        seams),
+                        seams,
+                        departed),
                 assigned,
                 committedCheckpoints);
     }
@@ -337,8 +342,8 @@ public final class Instance implements AutoCloseable {
         if (snapshots != null) {
             snapshots.close();
         }
-        if (purgeAdmin != null) {
-            purgeAdmin.close(java.time.Duration.ofSeconds(5));
+        if (backgroundAdmin != null) {
+            backgroundAdmin.close(java.time.Duration.ofSeconds(5));
         }
     }
 
