@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
             ExplainCommand.class,
             TestCommand.class,
             DevCommand.class,
+            GenerateCommand.class,
             VerifyCommand.class,
             CheckpointsCommand.class,
             CommandLine.HelpCommand.class
