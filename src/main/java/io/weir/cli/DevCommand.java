@@ -53,8 +53,29 @@ public final class DevCommand implements Callable<Integer> {
     @Option(names = "--set", description = "Override a setting of the example job: dotted.path=value.")
     List<String> overrides = new java.util.ArrayList<>();
 
+    /** A class of the Kafka broker: absent from the runtime jar, present in the dev jar. */
+    static final String BROKER_CLASS = "kafka.server.KafkaRaftServer";
+
     @Override
     public Integer call() throws Exception {
+        if (!brokerOnClassPath()) {
+            System.err.println("weir dev: this jar has no embedded Kafka broker (target/weir.jar is the runtime jar);"
+                    + " run `java -jar target/weir-dev.jar dev` instead");
+            return 1;
+        }
+        return runDev();
+    }
+
+    static boolean brokerOnClassPath() {
+        try {
+            Class.forName(BROKER_CLASS, false, DevCommand.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException e) {
+            return false;
+        }
+    }
+
+    private int runDev() throws Exception {
         Path dir = Files.createTempDirectory("weir-dev");
         System.out.println("weir dev: starting an embedded Kafka broker …");
         try (EmbeddedKafka kafka =

@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
             ExplainCommand.class,
             TestCommand.class,
             DevCommand.class,
+            GenerateCommand.class,
             VerifyCommand.class,
             CheckpointsCommand.class,
             TxnCommand.class,
