@@ -139,6 +139,8 @@ public final class SourceLoop implements Runnable {
     private long nextLagUpdate;
     private boolean refillAgain;
     private long drainDeadline;
+    /** Set by a graceful stop: the consumer leaves the group when it closes. */
+    private boolean leaveGroupOnClose;
 
     public SourceLoop(
             KafkaConsumer<byte[], byte[]> consumer,
@@ -189,7 +191,17 @@ public final class SourceLoop implements Runnable {
         } finally {
             stopExecution();
             try {
-                consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5)));
+                // A graceful stop (SIGTERM: scale-in, a rolling update) leaves the group at once, so
+                // the others take the partitions over now instead of after the session timeout that
+                // static membership would otherwise wait; a crash or close stays a member, so a quick
+                // restart under the same instance id gets its partitions back without a rebalance.
+                consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5))
+                        .withGroupMembershipOperation(
+                                leaveGroupOnClose
+                                        ? org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation
+                                                .LEAVE_GROUP
+                                        : org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation
+                                                .DEFAULT));
             } catch (RuntimeException e) {
                 LOG.warn("closing the consumer failed: {}", e.toString());
             }
@@ -262,6 +274,7 @@ public final class SourceLoop implements Runnable {
      */
     public void shutdownGracefully(Duration timeout) {
         post(() -> {
+            leaveGroupOnClose = true;
             if (execution == null) {
                 running = false;
                 return;
