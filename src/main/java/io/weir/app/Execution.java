@@ -3,6 +3,7 @@ package io.weir.app;
 import io.weir.checkpoint.CheckpointCoordinator;
 import io.weir.checkpoint.CheckpointIo;
 import io.weir.checkpoint.CheckpointListener;
+import io.weir.checkpoint.CheckpointStats;
 import io.weir.checkpoint.FailureReason;
 import io.weir.checkpoint.TaskCheckpoint;
 import io.weir.dataflow.Channel;
@@ -69,7 +70,8 @@ final class Execution implements SourceLoop.Execution {
             RecordLimits limits,
             Instance.Stats stats,
             SourceLoop source,
-            Seams seams) {}
+            Seams seams,
+            InstanceEvents events) {}
 
     private final Map<InputPartition, Channel> channels = new HashMap<>();
     private final Map<InputPartition, Worker> workerOf = new HashMap<>();
@@ -314,6 +316,22 @@ final class Execution implements SourceLoop.Execution {
     private CheckpointListener listener(Context ctx, SnapshotRetention retention) {
         return new CheckpointListener() {
             @Override
+            public void triggered(long checkpointId, long startedAt) {
+                ctx.events().checkpointTriggered(checkpointId, startedAt);
+            }
+
+            @Override
+            public void skipped(long checkpointId) {
+                ctx.events().checkpointSkipped(checkpointId);
+            }
+
+            @Override
+            public void completed(CheckpointStats stats) {
+                CheckpointListener.super.completed(stats);
+                ctx.events().checkpointCompleted(stats);
+            }
+
+            @Override
             public void completed(long checkpointId, List<TaskCheckpoint> tasks, long durationMillis) {
                 ctx.stats().lastCompletedCheckpoint = checkpointId;
                 ctx.stats().lastCheckpointMillis = durationMillis;
@@ -330,6 +348,7 @@ final class Execution implements SourceLoop.Execution {
 
             @Override
             public void failed(long checkpointId, FailureReason reason, Throwable cause) {
+                ctx.events().checkpointFailed(checkpointId, reason, cause);
                 ctx.source().fail(cause, Execution.this);
             }
         };

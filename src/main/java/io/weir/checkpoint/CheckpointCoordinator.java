@@ -4,6 +4,7 @@ import io.weir.element.InputPartition;
 import io.weir.state.SnapshotPart;
 import io.weir.state.SnapshotStore;
 import io.weir.state.StateHandle;
+import io.weir.state.StoredFile;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -71,6 +72,11 @@ public final class CheckpointCoordinator {
         final long started;
         final Map<String, StateHandle> handles = new HashMap<>();
         final Map<String, Future<?>> uploads = new HashMap<>();
+        long alignmentMillis;
+        long syncMillis;
+        long uploadMillis;
+        long uploadedBytes;
+        long commitStarted;
         Map<InputPartition, Long> positions;
         Object fencingToken;
         boolean committing;
@@ -120,6 +126,7 @@ public final class CheckpointCoordinator {
             if (p != null && !stopped) {
                 p.timeout.cancel(false);
                 nextId = id;
+                s.listener().skipped(id);
             }
             if (drained != null && pending.isEmpty()) {
                 drained.complete(null);
@@ -146,7 +153,17 @@ public final class CheckpointCoordinator {
     }
 
     public CheckpointAcks acks() {
-        return (task, id, part) -> s.loop().execute(() -> acknowledged(task, id, part));
+        return new CheckpointAcks() {
+            @Override
+            public void acknowledge(String task, long checkpointId, SnapshotPart asyncPart) {
+                acknowledge(task, checkpointId, asyncPart, 0);
+            }
+
+            @Override
+            public void acknowledge(String task, long checkpointId, SnapshotPart asyncPart, long syncMillis) {
+                s.loop().execute(() -> acknowledged(task, checkpointId, asyncPart, syncMillis));
+            }
+        };
     }
 
     /**
@@ -184,19 +201,24 @@ public final class CheckpointCoordinator {
         pending.put(id, p);
         p.timeout = s.loop().schedule(() -> expire(id), s.settings().timeout().toMillis(), TimeUnit.MILLISECONDS);
         s.io().openEpoch(id + 1);
+        s.listener().triggered(id, now);
         s.io().injectBarrier(id);
     }
 
-    private void acknowledged(String task, long id, SnapshotPart part) {
+    private void acknowledged(String task, long id, SnapshotPart part, long syncMillis) {
         Pending p = pending.get(id);
         if (p == null || stopped) {
             return;
         }
+        long acknowledgedAt = s.clock().getAsLong();
+        p.syncMillis = Math.max(p.syncMillis, syncMillis);
+        p.alignmentMillis = Math.max(p.alignmentMillis, acknowledgedAt - p.started - syncMillis);
         p.uploads.put(task, s.uploads().submit(() -> {
             try {
+                MeteredUpload store = new MeteredUpload(s.snapshots());
                 StateHandle handle =
-                        part.write(s.snapshots(), () -> Thread.currentThread().isInterrupted());
-                s.loop().execute(() -> uploaded(id, task, handle));
+                        part.write(store, () -> Thread.currentThread().isInterrupted());
+                s.loop().execute(() -> uploaded(id, task, handle, acknowledgedAt, store.written()));
             } catch (CancellationException e) {
                 // the checkpoint was aborted; its owner already knows
             } catch (Exception | Error e) {
@@ -210,10 +232,12 @@ public final class CheckpointCoordinator {
         }));
     }
 
-    private void uploaded(long id, String task, StateHandle handle) {
+    private void uploaded(long id, String task, StateHandle handle, long acknowledgedAt, long bytes) {
         Pending p = pending.get(id);
         if (p != null && !stopped) {
             p.handles.put(task, handle);
+            p.uploadMillis = Math.max(p.uploadMillis, s.clock().getAsLong() - acknowledgedAt);
+            p.uploadedBytes += bytes;
             commitIfReady();
         }
     }
@@ -230,6 +254,7 @@ public final class CheckpointCoordinator {
         }
         p.committing = true;
         long now = s.clock().getAsLong();
+        p.commitStarted = now;
         List<TaskCheckpoint> tasks = new ArrayList<>();
         for (Map.Entry<String, List<InputPartition>> t : s.taskInputs().entrySet()) {
             Map<InputPartition, Long> positions = new HashMap<>();
@@ -269,7 +294,24 @@ public final class CheckpointCoordinator {
         long now = s.clock().getAsLong();
         lastCompletion = now;
         LOG.debug("checkpoint {} completed in {} ms ({} tasks)", p.id, now - p.started, tasks.size());
-        s.listener().completed(p.id, tasks, now - p.started);
+        Map<String, Long> stateBytes = new HashMap<>();
+        for (TaskCheckpoint t : tasks) {
+            stateBytes.put(
+                    t.task(),
+                    t.state().files().stream().mapToLong(StoredFile::size).sum());
+        }
+        s.listener()
+                .completed(new CheckpointStats(
+                        p.id,
+                        p.started,
+                        p.alignmentMillis,
+                        p.syncMillis,
+                        p.uploadMillis,
+                        now - p.commitStarted,
+                        now - p.started,
+                        p.uploadedBytes,
+                        stateBytes,
+                        tasks));
         commitIfReady();
         if (drained != null) {
             tryTrigger(); // draining: the next checkpoint now, not at the next tick

@@ -56,6 +56,9 @@ public final class SourceLoop implements Runnable {
 
         /** The loop stopped the execution after {@code cause} and will start a new one after a delay. */
         default void failedOver(Throwable cause) {}
+
+        /** The group assigned {@code partitions} to this member (each rebalance). */
+        default void assigned(Set<InputPartition> partitions) {}
     }
 
     /**
@@ -351,6 +354,9 @@ public final class SourceLoop implements Runnable {
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
             LOG.info("partitions assigned: {}", partitions);
+            Set<InputPartition> inputs = new HashSet<>();
+            partitions.forEach(tp -> inputs.add(toInput(tp)));
+            lifecycle.assigned(inputs);
             if (!restartPending) {
                 startExecution(consumer.assignment());
             }
