@@ -498,8 +498,23 @@ public final class SourceLoop implements Runnable {
         }
         nextLagUpdate = now + 1000;
         Map<InputPartition, Long> l = new HashMap<>();
+        List<TopicPartition> unknown = new ArrayList<>();
         for (TopicPartition tp : consumer.assignment()) {
-            consumer.currentLag(tp).ifPresent(v -> l.put(toInput(tp), v));
+            consumer.currentLag(tp).ifPresentOrElse(v -> l.put(toInput(tp), v), () -> {
+                if (feeds.containsKey(tp)) {
+                    unknown.add(tp);
+                }
+            });
+        }
+        // The consumer knows the last stable offset only from fetch responses; until then (or for a
+        // partition it has not fetched lately) ask the broker: read_committed, so this is the LSO too.
+        if (!unknown.isEmpty()) {
+            try {
+                consumer.endOffsets(unknown, Duration.ofSeconds(1))
+                        .forEach((tp, end) -> l.put(toInput(tp), Math.max(0, end - feeds.get(tp).nextOffset)));
+            } catch (KafkaException e) {
+                LOG.debug("reading end offsets for the lag failed: {}", e.toString());
+            }
         }
         lag = Map.copyOf(l);
     }
