@@ -73,6 +73,7 @@ public final class WeirMetrics implements InstanceEvents, AutoCloseable {
                 "application", instance.settings().application(),
                 "instance", instance.settings().instanceId());
         registry.config().commonTags(common);
+        registry.config().meterFilter(new PrometheusNamingRules());
         Counters c = instance.counters();
         counter("weir.records.in", "Records read from the input topics", c.recordsIn);
         counter("weir.records.out", "Records written to the output topics", c.recordsOut);
