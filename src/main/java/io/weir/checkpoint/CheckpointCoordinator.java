@@ -4,7 +4,6 @@ import io.weir.element.InputPartition;
 import io.weir.state.SnapshotPart;
 import io.weir.state.SnapshotStore;
 import io.weir.state.StateHandle;
-import io.weir.state.StoredFile;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -72,10 +71,7 @@ public final class CheckpointCoordinator {
         final long started;
         final Map<String, StateHandle> handles = new HashMap<>();
         final Map<String, Future<?>> uploads = new HashMap<>();
-        long alignmentMillis;
-        long syncMillis;
-        long uploadMillis;
-        long uploadedBytes;
+        final Map<String, TaskCheckpoint.Stats> taskStats = new HashMap<>();
         long commitStarted;
         Map<InputPartition, Long> positions;
         Object fencingToken;
@@ -211,8 +207,7 @@ public final class CheckpointCoordinator {
             return;
         }
         long acknowledgedAt = s.clock().getAsLong();
-        p.syncMillis = Math.max(p.syncMillis, syncMillis);
-        p.alignmentMillis = Math.max(p.alignmentMillis, acknowledgedAt - p.started - syncMillis);
+        p.taskStats.put(task, new TaskCheckpoint.Stats(acknowledgedAt - p.started - syncMillis, syncMillis, 0, 0));
         p.uploads.put(task, s.uploads().submit(() -> {
             try {
                 MeteredUpload store = new MeteredUpload(s.snapshots());
@@ -236,8 +231,14 @@ public final class CheckpointCoordinator {
         Pending p = pending.get(id);
         if (p != null && !stopped) {
             p.handles.put(task, handle);
-            p.uploadMillis = Math.max(p.uploadMillis, s.clock().getAsLong() - acknowledgedAt);
-            p.uploadedBytes += bytes;
+            TaskCheckpoint.Stats acked = p.taskStats.get(task);
+            p.taskStats.put(
+                    task,
+                    new TaskCheckpoint.Stats(
+                            acked.alignmentMillis(),
+                            acked.syncMillis(),
+                            s.clock().getAsLong() - acknowledgedAt,
+                            bytes));
             commitIfReady();
         }
     }
@@ -269,7 +270,8 @@ public final class CheckpointCoordinator {
                 }
                 positions.put(ip, offset);
             }
-            tasks.add(new TaskCheckpoint(t.getKey(), p.id, now, positions, p.handles.get(t.getKey())));
+            tasks.add(new TaskCheckpoint(
+                    t.getKey(), p.id, now, positions, p.handles.get(t.getKey()), p.taskStats.get(t.getKey())));
         }
         commitInFlight = s.committer().submit(() -> {
             try {
@@ -295,21 +297,27 @@ public final class CheckpointCoordinator {
         lastCompletion = now;
         LOG.debug("checkpoint {} completed in {} ms ({} tasks)", p.id, now - p.started, tasks.size());
         Map<String, Long> stateBytes = new HashMap<>();
+        long alignment = 0;
+        long sync = 0;
+        long upload = 0;
+        long uploaded = 0;
         for (TaskCheckpoint t : tasks) {
-            stateBytes.put(
-                    t.task(),
-                    t.state().files().stream().mapToLong(StoredFile::size).sum());
+            stateBytes.put(t.task(), t.stateBytes());
+            alignment = Math.max(alignment, t.stats().alignmentMillis());
+            sync = Math.max(sync, t.stats().syncMillis());
+            upload = Math.max(upload, t.stats().uploadMillis());
+            uploaded += t.stats().uploadedBytes();
         }
         s.listener()
                 .completed(new CheckpointStats(
                         p.id,
                         p.started,
-                        p.alignmentMillis,
-                        p.syncMillis,
-                        p.uploadMillis,
+                        alignment,
+                        sync,
+                        upload,
                         now - p.commitStarted,
                         now - p.started,
-                        p.uploadedBytes,
+                        uploaded,
                         stateBytes,
                         tasks));
         commitIfReady();
