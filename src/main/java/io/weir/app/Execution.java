@@ -329,6 +329,9 @@ final class Execution implements SourceLoop.Execution {
             public void completed(CheckpointStats stats) {
                 CheckpointListener.super.completed(stats);
                 ctx.events().checkpointCompleted(stats);
+                Map<String, Map<String, Long>> sampled = new TreeMap<>();
+                stores.forEach((task, store) -> sampled.put(task, store.sampledProperties()));
+                ctx.events().stateSampled(sampled);
             }
 
             @Override

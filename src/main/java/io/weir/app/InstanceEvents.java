@@ -3,6 +3,7 @@ package io.weir.app;
 import io.weir.checkpoint.CheckpointStats;
 import io.weir.checkpoint.FailureReason;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.Consumer;
 
@@ -33,6 +34,12 @@ public interface InstanceEvents {
     default void checkpointSkipped(long checkpointId) {}
 
     default void checkpointCompleted(CheckpointStats stats) {}
+
+    /**
+     * After a completed checkpoint: per task, its state backend's size figures as sampled at the
+     * checkpoint's synchronous part ({@link io.weir.state.StateStore#sampledProperties}).
+     */
+    default void stateSampled(Map<String, Map<String, Long>> properties) {}
 
     default void checkpointFailed(long checkpointId, FailureReason reason, Throwable cause) {}
 
@@ -78,6 +85,11 @@ public interface InstanceEvents {
             @Override
             public void checkpointCompleted(CheckpointStats stats) {
                 copy.forEach(l -> l.checkpointCompleted(stats));
+            }
+
+            @Override
+            public void stateSampled(Map<String, Map<String, Long>> properties) {
+                copy.forEach(l -> l.stateSampled(properties));
             }
 
             @Override

@@ -21,6 +21,7 @@ import io.weir.checkpoint.CheckpointStats;
 import io.weir.checkpoint.FailureReason;
 import io.weir.dataflow.Counters;
 import io.weir.element.InputPartition;
+import io.weir.state.RocksDbBackend;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,6 +63,9 @@ public final class WeirMetrics implements InstanceEvents, AutoCloseable {
     private final Timer restore;
     private final MultiGauge lag;
     private final MultiGauge stateBytes;
+    /** RocksDB property → the gauge of its per-task values. */
+    private final Map<String, MultiGauge> rocksDb = new java.util.LinkedHashMap<>();
+
     private final AtomicLong lastCompletedId = new AtomicLong();
     private final AtomicLong lastCompletedAt = new AtomicLong(-1);
     private final List<AutoCloseable> binders = new ArrayList<>();
@@ -127,6 +131,21 @@ public final class WeirMetrics implements InstanceEvents, AutoCloseable {
                 .baseUnit("bytes")
                 .description("Size of the state files the task's last completed checkpoint references")
                 .register(registry);
+        rocksDb.put(
+                RocksDbBackend.LIVE_DATA,
+                taskGauge(
+                        "weir.task.rocksdb.live.data",
+                        "RocksDB estimate-live-data-size at the last checkpoint, after its flush"));
+        rocksDb.put(
+                RocksDbBackend.SST_FILES,
+                taskGauge(
+                        "weir.task.rocksdb.sst.files",
+                        "RocksDB total-sst-files-size at the last checkpoint, after its flush"));
+        rocksDb.put(
+                RocksDbBackend.MEMTABLES,
+                taskGauge(
+                        "weir.task.rocksdb.memtables",
+                        "RocksDB cur-size-all-mem-tables at the last checkpoint, before its flush"));
         new JvmMemoryMetrics().bindTo(registry);
         JvmGcMetrics gc = new JvmGcMetrics();
         gc.bindTo(registry);
@@ -140,6 +159,27 @@ public final class WeirMetrics implements InstanceEvents, AutoCloseable {
         FunctionCounter.builder(name, adder, java.util.concurrent.atomic.LongAdder::sum)
                 .description(description)
                 .register(registry);
+    }
+
+    private MultiGauge taskGauge(String name, String description) {
+        return MultiGauge.builder(name)
+                .baseUnit("bytes")
+                .description(description)
+                .register(registry);
+    }
+
+    @Override
+    public void stateSampled(Map<String, Map<String, Long>> properties) {
+        rocksDb.forEach((property, gauge) -> {
+            List<MultiGauge.Row<?>> rows = new ArrayList<>();
+            properties.forEach((task, values) -> {
+                Long value = values.get(property);
+                if (value != null) {
+                    rows.add(MultiGauge.Row.of(Tags.of("task", task), value));
+                }
+            });
+            gauge.register(rows, true);
+        });
     }
 
     private Timer phase(String name, String description) {

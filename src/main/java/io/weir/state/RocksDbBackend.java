@@ -27,6 +27,13 @@ import org.rocksdb.RocksDB;
  * the end; the map of open stores is concurrent because stores remove themselves when closed.
  */
 public final class RocksDbBackend implements StateBackend {
+    /** Memtable bytes, sampled before a snapshot's flush: what the task wrote since the last one. */
+    public static final String MEMTABLES = "rocksdb.cur-size-all-mem-tables";
+    /** Live data in bytes, sampled after a snapshot's flush. */
+    public static final String LIVE_DATA = "rocksdb.estimate-live-data-size";
+    /** SST files in bytes, sampled after a snapshot's flush. */
+    public static final String SST_FILES = "rocksdb.total-sst-files-size";
+
     static final String NAME = "rocksdb";
 
     static {

@@ -113,6 +113,11 @@ final class WriteBackCache implements StateStore {
     }
 
     @Override
+    public Map<String, Long> sampledProperties() {
+        return inner.sampledProperties();
+    }
+
+    @Override
     public void close() {
         entries.clear();
         dirty.clear();

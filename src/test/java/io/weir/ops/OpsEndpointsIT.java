@@ -196,6 +196,15 @@ class OpsEndpointsIT {
                             > 0,
                     metrics);
             assertTrue(Http.sample(metrics, "jvm_memory_used_bytes", app).isPresent(), metrics);
+            for (String rocksDb : new String[] {"live_data", "sst_files", "memtables"}) {
+                String name = "weir_task_rocksdb_" + rocksDb + "_bytes";
+                assertTrue(Http.sample(metrics, name, app, "task=\"").isPresent(), name + ": " + metrics);
+            }
+            assertTrue(
+                    Http.sample(metrics, "weir_task_rocksdb_sst_files_bytes", app, "task=\"")
+                                    .orElse(0)
+                            > 0,
+                    metrics);
             assertTrue(metrics.contains("\nkafka_consumer_"), "the source consumer's client metrics");
 
             // Moving values: more input, more records in, more checkpoints.
