@@ -9,7 +9,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.weir.app.Instance;
 import io.weir.app.Jobs;
 import io.weir.app.Seams;
+import io.weir.checkpoint.CheckpointIo;
+import io.weir.checkpoint.TaskCheckpoint;
 import io.weir.config.WeirConfig;
+import io.weir.element.InputPartition;
 import io.weir.fixtures.ForwardingSnapshotStore;
 import io.weir.fixtures.Http;
 import io.weir.fixtures.KafkaFixture;
@@ -21,8 +24,11 @@ import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -240,6 +246,94 @@ class OpsEndpointsIT {
                 assertTrue(size.asLong() > 0, completed.toString());
             }
             assertTrue(history.get("checkpoints").size() <= Ops.HISTORY);
+        } finally {
+            instance.close();
+        }
+    }
+
+    /** Checkpoint I/O whose second commit fails (before committing), once. */
+    private static UnaryOperator<CheckpointIo> secondCommitFails() {
+        AtomicInteger commits = new AtomicInteger();
+        return io -> new CheckpointIo() {
+            @Override
+            public boolean canOpenEpoch() {
+                return io.canOpenEpoch();
+            }
+
+            @Override
+            public void openEpoch(long epoch) {
+                io.openEpoch(epoch);
+            }
+
+            @Override
+            public void injectBarrier(long checkpointId) {
+                io.injectBarrier(checkpointId);
+            }
+
+            @Override
+            public void commit(
+                    long checkpointId,
+                    List<TaskCheckpoint> tasks,
+                    Map<InputPartition, Long> positions,
+                    Object fencingToken)
+                    throws Exception {
+                if (commits.incrementAndGet() == 2) {
+                    throw new IOException("injected: commit " + checkpointId + " fails");
+                }
+                io.commit(checkpointId, tasks, positions, fencingToken);
+            }
+        };
+    }
+
+    @Test
+    void aFailedCheckpointIsCountedWithItsFailoverAndRestart() throws Exception {
+        TotalsJob job = TotalsJob.create("ops-failover", 2);
+        produce(job, 2_000, 4);
+        WeirConfig config = job.config(
+                "instance-id=i1", "processing.checkpoint.interval=200ms", "processing.restart.initial-backoff=100ms");
+        Instance instance = new Instance(
+                Jobs.settings(config), Jobs.clients(config), new Seams(UnaryOperator.identity(), secondCommitFails()));
+        try (Ops ops = new Ops(instance)) {
+            String url = "http://localhost:" + ops.serve(0);
+            String app = "application=\"" + job.application() + "\"";
+            instance.start();
+            // The first checkpoint takes the first batch; the second, which fails, needs new input.
+            await().atMost(DEADLINE)
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> Http.sample(Http.get(url + "/metrics").body(), "weir_checkpoints_completed_total", app)
+                                    .orElse(0)
+                            >= 1);
+            produce(job, 1_000, 5);
+            await().atMost(DEADLINE).pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+                String metrics = Http.get(url + "/metrics").body();
+                assertEquals(
+                        1,
+                        Http.sample(metrics, "weir_checkpoints_failed_total", app)
+                                .orElse(0),
+                        metrics);
+                assertEquals(
+                        1, Http.sample(metrics, "weir_failovers_total", app).orElse(0), metrics);
+                assertEquals(1, Http.sample(metrics, "weir_restarts_total", app).orElse(0), metrics);
+                assertEquals(
+                        2,
+                        Http.sample(metrics, "weir_restore_seconds_count", app).orElse(0),
+                        metrics);
+                assertTrue(
+                        Http.sample(metrics, "weir_checkpoints_completed_total", app)
+                                        .orElse(0)
+                                >= 2,
+                        metrics);
+            });
+            await().atMost(DEADLINE)
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> Http.get(url + "/health/ready").statusCode() == 200);
+            JsonNode history = json(Http.get(url + "/checkpoints"));
+            boolean failed = false;
+            for (JsonNode c : history.get("checkpoints")) {
+                failed |= c.get("status").asText().equals("failed")
+                        && c.get("failure").asText().startsWith("COMMIT_FAILED");
+            }
+            assertTrue(failed, history.toString());
         } finally {
             instance.close();
         }
