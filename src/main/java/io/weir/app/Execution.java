@@ -22,6 +22,7 @@ import io.weir.kafka.SourceLoop;
 import io.weir.kafka.TransactionalProducers;
 import io.weir.state.KeyedState;
 import io.weir.state.RestorePoint;
+import io.weir.state.RestoreSizes;
 import io.weir.state.SnapshotStore;
 import io.weir.state.StateBackend;
 import io.weir.state.StateStore;
@@ -355,6 +356,15 @@ final class Execution implements SourceLoop.Execution {
                 ctx.source().fail(cause, Execution.this);
             }
         };
+    }
+
+    /** What restoring this execution's stores took, summed over its tasks. */
+    RestoreSizes restoreSizes() {
+        RestoreSizes sum = RestoreSizes.NONE;
+        for (StateStore store : stores.values()) {
+            sum = sum.plus(store.restoreSizes());
+        }
+        return sum;
     }
 
     @Override

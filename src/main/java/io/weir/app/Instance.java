@@ -308,7 +308,7 @@ public final class Instance implements AutoCloseable {
         }
         events.restoring(tasks);
         long started = clock.getAsLong();
-        SourceLoop.Execution execution = Execution.start(
+        Execution execution = Execution.start(
                 new Execution.Context(
                         settings,
                         clients,
@@ -329,7 +329,7 @@ public final class Instance implements AutoCloseable {
                 assigned,
                 committedCheckpoints);
         stats.notRunning = null;
-        events.restored(tasks, clock.getAsLong() - started);
+        events.restored(tasks, clock.getAsLong() - started, execution.restoreSizes());
         return execution;
     }
 

@@ -2,6 +2,7 @@ package io.weir.app;
 
 import io.weir.checkpoint.CheckpointStats;
 import io.weir.checkpoint.FailureReason;
+import io.weir.state.RestoreSizes;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,8 +24,8 @@ public interface InstanceEvents {
     /** An execution starts restoring these tasks. */
     default void restoring(List<String> tasks) {}
 
-    /** The tasks were restored in {@code millis} and run. */
-    default void restored(List<String> tasks, long millis) {}
+    /** The tasks were restored in {@code millis}, from local files and downloads as {@code sizes} says, and run. */
+    default void restored(List<String> tasks, long millis, RestoreSizes sizes) {}
 
     /** The execution failed and will be replaced by a new one after the restart delay. */
     default void failedOver(Throwable cause) {}
@@ -63,8 +64,8 @@ public interface InstanceEvents {
             }
 
             @Override
-            public void restored(List<String> tasks, long millis) {
-                copy.forEach(l -> l.restored(tasks, millis));
+            public void restored(List<String> tasks, long millis, RestoreSizes sizes) {
+                copy.forEach(l -> l.restored(tasks, millis, sizes));
             }
 
             @Override

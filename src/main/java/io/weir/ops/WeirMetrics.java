@@ -21,6 +21,7 @@ import io.weir.checkpoint.CheckpointStats;
 import io.weir.checkpoint.FailureReason;
 import io.weir.dataflow.Counters;
 import io.weir.element.InputPartition;
+import io.weir.state.RestoreSizes;
 import io.weir.state.RocksDbBackend;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,6 +62,8 @@ public final class WeirMetrics implements InstanceEvents, AutoCloseable {
     private final Counter failed;
     private final Counter skipped;
     private final Timer restore;
+    private final Counter restoredLocal;
+    private final Counter restoredDownloaded;
     private final MultiGauge lag;
     private final MultiGauge stateBytes;
     /** RocksDB property → the gauge of its per-task values. */
@@ -122,6 +125,14 @@ public final class WeirMetrics implements InstanceEvents, AutoCloseable {
                 .register(registry);
         restore = Timer.builder("weir.restore")
                 .description("Time to restore the tasks of an assignment or after a failover")
+                .register(registry);
+        restoredLocal = Counter.builder("weir.restore.local")
+                .baseUnit("bytes")
+                .description("State bytes restores reused from local files (local recovery)")
+                .register(registry);
+        restoredDownloaded = Counter.builder("weir.restore.downloaded")
+                .baseUnit("bytes")
+                .description("State bytes restores read from the snapshot store")
                 .register(registry);
         lag = MultiGauge.builder("weir.consumer.lag")
                 .baseUnit("records")
@@ -197,8 +208,10 @@ public final class WeirMetrics implements InstanceEvents, AutoCloseable {
     }
 
     @Override
-    public void restored(List<String> tasks, long millis) {
+    public void restored(List<String> tasks, long millis, RestoreSizes sizes) {
         restore.record(millis, TimeUnit.MILLISECONDS);
+        restoredLocal.increment(sizes.localBytes());
+        restoredDownloaded.increment(sizes.downloadedBytes());
     }
 
     @Override

@@ -88,15 +88,20 @@ public final class RocksDbBackend implements StateBackend {
         }
         Path taskDir = root.resolve(task);
         List<StoredFile> restored = List.of();
+        RestoreSizes sizes = RestoreSizes.NONE;
         boolean migrate = false;
         if (from == null || from.handle().files().isEmpty()) {
             LocalFiles.deleteTree(taskDir);
         } else if (from.handle().backend().equals(NAME)) {
-            RocksDbRestore.restore(taskDir, from, snapshots);
+            RocksDbRestore.Outcome outcome = RocksDbRestore.restore(taskDir, from, snapshots);
+            sizes = new RestoreSizes(outcome.reusedBytes(), outcome.downloadedBytes());
             restored = from.handle().files();
         } else if (from.handle().backend().equals(MemoryStateStore.BACKEND)) {
             LocalFiles.deleteTree(taskDir);
             migrate = true;
+            sizes = new RestoreSizes(
+                    0,
+                    from.handle().files().stream().mapToLong(StoredFile::size).sum());
         } else {
             throw new StateRestoreException(
                     from,
@@ -107,6 +112,7 @@ public final class RocksDbBackend implements StateBackend {
         RocksDbStateStore store = RocksDbStateStore.open(
                 task, generation, taskDir, options, new SharedFiles(restored), s -> open.remove(s.task(), s));
         open.put(task, store);
+        store.restoredFrom(sizes);
         if (migrate) {
             migrate(store, from, generation, snapshots);
         }

@@ -59,6 +59,8 @@ final class RocksDbStateStore implements StateStore {
     private volatile long lastCompleted;
     /** RocksDB's size properties, sampled by the task thread at each snapshot; read by metrics. */
     private volatile Map<String, Long> sampled = Map.of();
+    /** Set by the backend once it restored this store. */
+    private volatile RestoreSizes restoreSizes = RestoreSizes.NONE;
 
     private boolean closed;
 
@@ -178,6 +180,15 @@ final class RocksDbStateStore implements StateStore {
         shared.completed(handle);
         lastCompleted = checkpointId;
         removeCheckpointDirs(id -> id < checkpointId);
+    }
+
+    void restoredFrom(RestoreSizes sizes) {
+        restoreSizes = sizes;
+    }
+
+    @Override
+    public RestoreSizes restoreSizes() {
+        return restoreSizes;
     }
 
     @Override

@@ -44,6 +44,11 @@ public interface StateStore extends AutoCloseable {
         return Map.of();
     }
 
+    /** What restoring this store took from local files and from the snapshot store; NONE if it started empty. */
+    default RestoreSizes restoreSizes() {
+        return RestoreSizes.NONE;
+    }
+
     @Override
     void close();
 }

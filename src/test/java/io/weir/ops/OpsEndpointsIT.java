@@ -126,9 +126,38 @@ class OpsEndpointsIT {
             await().atMost(DEADLINE)
                     .pollInterval(Duration.ofMillis(100))
                     .until(() -> Http.get(url + "/health/ready").statusCode() == 200);
+            String metrics = Http.get(url + "/metrics").body();
+            String app = "application=\"" + job.application() + "\"";
+            assertTrue(
+                    Http.sample(metrics, "weir_restore_downloaded_bytes_total", app)
+                                    .orElse(0)
+                            > 0,
+                    metrics);
+            assertEquals(
+                    0,
+                    Http.sample(metrics, "weir_restore_local_bytes_total", app).orElse(-1),
+                    metrics);
         } finally {
             released.countDown();
             second.close();
+        }
+
+        // Back in the first directory, the files of the same checkpoint are still there: local recovery.
+        Instance third = new Instance(Jobs.settings(config), Jobs.clients(config));
+        try (Ops ops = new Ops(third)) {
+            String url = "http://localhost:" + ops.serve(0);
+            String app = "application=\"" + job.application() + "\"";
+            third.start();
+            await().atMost(DEADLINE).pollInterval(Duration.ofMillis(100)).untilAsserted(() -> {
+                String metrics = Http.get(url + "/metrics").body();
+                assertTrue(
+                        Http.sample(metrics, "weir_restore_local_bytes_total", app)
+                                        .orElse(0)
+                                > 0,
+                        metrics);
+            });
+        } finally {
+            third.close();
         }
     }
 

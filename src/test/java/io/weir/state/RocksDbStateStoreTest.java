@@ -29,4 +29,24 @@ class RocksDbStateStoreTest extends StateStoreContract {
         assertTrue(first.get(RocksDbBackend.SST_FILES) > 0, "sampled after the flush: " + first);
         assertTrue(first.get(RocksDbBackend.LIVE_DATA) > 0, "sampled after the flush: " + first);
     }
+
+    @Test
+    void aRestoreReportsWhatItReusedLocallyAndWhatItDownloaded() throws IOException {
+        assertEquals(RestoreSizes.NONE, store.restoreSizes(), "started empty");
+        for (int i = 0; i < 1_000; i++) {
+            store.put(("key-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
+        }
+        RestorePoint point = checkpoint(1);
+        long total = point.handle().files().stream().mapToLong(StoredFile::size).sum();
+
+        reopen(point);
+        RestoreSizes local = store.restoreSizes();
+        assertTrue(local.localBytes() > 0, local.toString());
+        assertEquals(total, local.localBytes() + local.downloadedBytes(), local.toString());
+
+        try (StateBackend fresh = newBackend(dir.resolve("new-pod"));
+                StateStore restored = fresh.open(TASK, "g9", point, snapshots)) {
+            assertEquals(new RestoreSizes(0, total), restored.restoreSizes());
+        }
+    }
 }
