@@ -3,6 +3,7 @@ package io.weir.app;
 import io.weir.checkpoint.CheckpointCoordinator;
 import io.weir.checkpoint.CheckpointIo;
 import io.weir.checkpoint.CheckpointListener;
+import io.weir.checkpoint.CheckpointStats;
 import io.weir.checkpoint.FailureReason;
 import io.weir.checkpoint.TaskCheckpoint;
 import io.weir.dataflow.Channel;
@@ -21,6 +22,7 @@ import io.weir.kafka.SourceLoop;
 import io.weir.kafka.TransactionalProducers;
 import io.weir.state.KeyedState;
 import io.weir.state.RestorePoint;
+import io.weir.state.RestoreSizes;
 import io.weir.state.SnapshotStore;
 import io.weir.state.StateBackend;
 import io.weir.state.StateStore;
@@ -69,6 +71,7 @@ final class Execution implements SourceLoop.Execution {
             Instance.Stats stats,
             SourceLoop source,
             Seams seams,
+            InstanceEvents events,
             DepartedTransactions departed) {}
 
     private final Map<InputPartition, Channel> channels = new HashMap<>();
@@ -320,6 +323,25 @@ final class Execution implements SourceLoop.Execution {
     private CheckpointListener listener(Context ctx, SnapshotRetention retention) {
         return new CheckpointListener() {
             @Override
+            public void triggered(long checkpointId, long startedAt) {
+                ctx.events().checkpointTriggered(checkpointId, startedAt);
+            }
+
+            @Override
+            public void skipped(long checkpointId) {
+                ctx.events().checkpointSkipped(checkpointId);
+            }
+
+            @Override
+            public void completed(CheckpointStats stats) {
+                CheckpointListener.super.completed(stats);
+                ctx.events().checkpointCompleted(stats);
+                Map<String, Map<String, Long>> sampled = new TreeMap<>();
+                stores.forEach((task, store) -> sampled.put(task, store.sampledProperties()));
+                ctx.events().stateSampled(sampled);
+            }
+
+            @Override
             public void completed(long checkpointId, List<TaskCheckpoint> tasks, long durationMillis) {
                 ctx.stats().lastCompletedCheckpoint = checkpointId;
                 ctx.stats().lastCheckpointMillis = durationMillis;
@@ -336,9 +358,19 @@ final class Execution implements SourceLoop.Execution {
 
             @Override
             public void failed(long checkpointId, FailureReason reason, Throwable cause) {
+                ctx.events().checkpointFailed(checkpointId, reason, cause);
                 ctx.source().fail(cause, Execution.this);
             }
         };
+    }
+
+    /** What restoring this execution's stores took, summed over its tasks. */
+    RestoreSizes restoreSizes() {
+        RestoreSizes sum = RestoreSizes.NONE;
+        for (StateStore store : stores.values()) {
+            sum = sum.plus(store.restoreSizes());
+        }
+        return sum;
     }
 
     @Override

@@ -66,6 +66,10 @@ public final class Instance implements AutoCloseable {
         volatile long lastCompletedCheckpoint;
         volatile long lastCheckpointMillis;
         final AtomicInteger failovers = new AtomicInteger();
+        final AtomicInteger restarts = new AtomicInteger();
+        final AtomicInteger rebalances = new AtomicInteger();
+        /** Why the tasks do not run (yet), or null while they do. */
+        volatile String notRunning = "starting";
 
         public long lastCompletedCheckpoint() {
             return lastCompletedCheckpoint;
@@ -77,6 +81,21 @@ public final class Instance implements AutoCloseable {
 
         public int failovers() {
             return failovers.get();
+        }
+
+        /** Executions started again after a failover. */
+        public int restarts() {
+            return restarts.get();
+        }
+
+        /** Partition assignments received from the group. */
+        public int rebalances() {
+            return rebalances.get();
+        }
+
+        /** Why the tasks are not running: starting, restoring, failing over; null while they run. */
+        public String notRunning() {
+            return notRunning;
         }
     }
 
@@ -90,6 +109,11 @@ public final class Instance implements AutoCloseable {
     /** Set by close(), possibly from a shutdown hook while start() still waits for input topics. */
     private volatile boolean closing;
 
+    private final List<InstanceEvents> listeners = new ArrayList<>();
+    private InstanceEvents events = InstanceEvents.all(List.of());
+    /** The next execution replaces one that failed (source loop thread only). */
+    private boolean failedOver;
+
     public Instance(InstanceSettings settings, KafkaClients clients) {
         this(settings, clients, Seams.NONE);
     }
@@ -98,6 +122,15 @@ public final class Instance implements AutoCloseable {
         this.settings = settings;
         this.clients = clients;
         this.seams = seams;
+    }
+
+    /** Registers an observer; only before {@link #start()}. */
+    public void listen(InstanceEvents listener) {
+        if (source != null) {
+            throw new IllegalStateException("listeners are registered before the instance starts");
+        }
+        listeners.add(listener);
+        events = InstanceEvents.all(listeners);
     }
 
     public Counters counters() {
@@ -202,9 +235,12 @@ public final class Instance implements AutoCloseable {
         departed = settings.exactlyOnce() ? new DepartedTransactions(clients, settings, backgroundAdmin) : null;
         purge = new RepartitionPurge(repartitions, backgroundAdmin, housekeeping, clock, 30_000);
         RestartStrategy restart = new RestartStrategy(settings.restart(), ThreadLocalRandom.current()::nextDouble);
+        var consumer = clients.sourceConsumer(
+                settings.application(), settings.instanceId(), clientId(), settings.resetToEarliest());
+        events.sourceConsumer(consumer);
+        stats.notRunning = "waiting for a partition assignment";
         source = new SourceLoop(
-                clients.sourceConsumer(
-                        settings.application(), settings.instanceId(), clientId(), settings.resetToEarliest()),
+                consumer,
                 settings.inputTopics(),
                 new SourceLoop.Lifecycle() {
                     @Override
@@ -218,6 +254,17 @@ public final class Instance implements AutoCloseable {
                     @Override
                     public void failedOver(Throwable cause) {
                         stats.failovers.incrementAndGet();
+                        stats.notRunning = "failing over after: " + cause;
+                        failedOver = true;
+                        events.failedOver(cause);
+                    }
+
+                    @Override
+                    public void assigned(java.util.Set<InputPartition> partitions) {
+                        stats.rebalances.incrementAndGet();
+                        java.util.Set<String> names = new java.util.TreeSet<>();
+                        partitions.forEach(p -> names.add(p.toString()));
+                        events.assigned(names);
                     }
                 },
                 restart,
@@ -265,7 +312,20 @@ public final class Instance implements AutoCloseable {
     private SourceLoop.Execution startExecution(
             java.util.Set<InputPartition> assigned, SourceLoop.CommittedCheckpoints committedCheckpoints)
             throws Exception {
-        return Execution.start(
+        java.util.Set<String> names = new java.util.TreeSet<>();
+        for (InputPartition ip : assigned) {
+            Stage stage = settings.stageReading(ip.topic());
+            names.add(stage == null ? ip.toString() : stage.taskName(ip.partition()));
+        }
+        List<String> tasks = List.copyOf(names);
+        stats.notRunning = "restoring tasks " + String.join(", ", tasks);
+        if (failedOver) {
+            failedOver = false;
+            stats.restarts.incrementAndGet();
+        }
+        events.restoring(tasks);
+        long started = clock.getAsLong();
+        Execution execution = Execution.start(
                 new Execution.Context(
                         settings,
                         clients,
@@ -282,9 +342,13 @@ public final class Instance implements AutoCloseable {
                         stats,
                         source,
                         seams,
+                        events,
                         departed),
                 assigned,
                 committedCheckpoints);
+        stats.notRunning = null;
+        events.restored(tasks, clock.getAsLong() - started, execution.restoreSizes());
+        return execution;
     }
 
     /** Whether the instance stopped (a fatal error, or closed). */

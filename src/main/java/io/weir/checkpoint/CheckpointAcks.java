@@ -6,4 +6,9 @@ import io.weir.state.SnapshotPart;
 public interface CheckpointAcks {
     /** The task took the synchronous part of its snapshot for checkpoint n and forwarded the barrier. */
     void acknowledge(String task, long checkpointId, SnapshotPart asyncPart);
+
+    /** As {@link #acknowledge(String, long, SnapshotPart)}, saying how long the synchronous part took. */
+    default void acknowledge(String task, long checkpointId, SnapshotPart asyncPart, long syncMillis) {
+        acknowledge(task, checkpointId, asyncPart);
+    }
 }

@@ -71,6 +71,8 @@ public final class CheckpointCoordinator {
         final long started;
         final Map<String, StateHandle> handles = new HashMap<>();
         final Map<String, Future<?>> uploads = new HashMap<>();
+        final Map<String, TaskCheckpoint.Stats> taskStats = new HashMap<>();
+        long commitStarted;
         Map<InputPartition, Long> positions;
         Object fencingToken;
         boolean committing;
@@ -120,6 +122,7 @@ public final class CheckpointCoordinator {
             if (p != null && !stopped) {
                 p.timeout.cancel(false);
                 nextId = id;
+                s.listener().skipped(id);
             }
             if (drained != null && pending.isEmpty()) {
                 drained.complete(null);
@@ -146,7 +149,17 @@ public final class CheckpointCoordinator {
     }
 
     public CheckpointAcks acks() {
-        return (task, id, part) -> s.loop().execute(() -> acknowledged(task, id, part));
+        return new CheckpointAcks() {
+            @Override
+            public void acknowledge(String task, long checkpointId, SnapshotPart asyncPart) {
+                acknowledge(task, checkpointId, asyncPart, 0);
+            }
+
+            @Override
+            public void acknowledge(String task, long checkpointId, SnapshotPart asyncPart, long syncMillis) {
+                s.loop().execute(() -> acknowledged(task, checkpointId, asyncPart, syncMillis));
+            }
+        };
     }
 
     /**
@@ -184,19 +197,23 @@ public final class CheckpointCoordinator {
         pending.put(id, p);
         p.timeout = s.loop().schedule(() -> expire(id), s.settings().timeout().toMillis(), TimeUnit.MILLISECONDS);
         s.io().openEpoch(id + 1);
+        s.listener().triggered(id, now);
         s.io().injectBarrier(id);
     }
 
-    private void acknowledged(String task, long id, SnapshotPart part) {
+    private void acknowledged(String task, long id, SnapshotPart part, long syncMillis) {
         Pending p = pending.get(id);
         if (p == null || stopped) {
             return;
         }
+        long acknowledgedAt = s.clock().getAsLong();
+        p.taskStats.put(task, new TaskCheckpoint.Stats(acknowledgedAt - p.started - syncMillis, syncMillis, 0, 0));
         p.uploads.put(task, s.uploads().submit(() -> {
             try {
+                MeteredUpload store = new MeteredUpload(s.snapshots());
                 StateHandle handle =
-                        part.write(s.snapshots(), () -> Thread.currentThread().isInterrupted());
-                s.loop().execute(() -> uploaded(id, task, handle));
+                        part.write(store, () -> Thread.currentThread().isInterrupted());
+                s.loop().execute(() -> uploaded(id, task, handle, acknowledgedAt, store.written()));
             } catch (CancellationException e) {
                 // the checkpoint was aborted; its owner already knows
             } catch (Exception | Error e) {
@@ -210,10 +227,18 @@ public final class CheckpointCoordinator {
         }));
     }
 
-    private void uploaded(long id, String task, StateHandle handle) {
+    private void uploaded(long id, String task, StateHandle handle, long acknowledgedAt, long bytes) {
         Pending p = pending.get(id);
         if (p != null && !stopped) {
             p.handles.put(task, handle);
+            TaskCheckpoint.Stats acked = p.taskStats.get(task);
+            p.taskStats.put(
+                    task,
+                    new TaskCheckpoint.Stats(
+                            acked.alignmentMillis(),
+                            acked.syncMillis(),
+                            s.clock().getAsLong() - acknowledgedAt,
+                            bytes));
             commitIfReady();
         }
     }
@@ -230,6 +255,7 @@ public final class CheckpointCoordinator {
         }
         p.committing = true;
         long now = s.clock().getAsLong();
+        p.commitStarted = now;
         List<TaskCheckpoint> tasks = new ArrayList<>();
         for (Map.Entry<String, List<InputPartition>> t : s.taskInputs().entrySet()) {
             Map<InputPartition, Long> positions = new HashMap<>();
@@ -244,7 +270,8 @@ public final class CheckpointCoordinator {
                 }
                 positions.put(ip, offset);
             }
-            tasks.add(new TaskCheckpoint(t.getKey(), p.id, now, positions, p.handles.get(t.getKey())));
+            tasks.add(new TaskCheckpoint(
+                    t.getKey(), p.id, now, positions, p.handles.get(t.getKey()), p.taskStats.get(t.getKey())));
         }
         commitInFlight = s.committer().submit(() -> {
             try {
@@ -269,7 +296,30 @@ public final class CheckpointCoordinator {
         long now = s.clock().getAsLong();
         lastCompletion = now;
         LOG.debug("checkpoint {} completed in {} ms ({} tasks)", p.id, now - p.started, tasks.size());
-        s.listener().completed(p.id, tasks, now - p.started);
+        Map<String, Long> stateBytes = new HashMap<>();
+        long alignment = 0;
+        long sync = 0;
+        long upload = 0;
+        long uploaded = 0;
+        for (TaskCheckpoint t : tasks) {
+            stateBytes.put(t.task(), t.stateBytes());
+            alignment = Math.max(alignment, t.stats().alignmentMillis());
+            sync = Math.max(sync, t.stats().syncMillis());
+            upload = Math.max(upload, t.stats().uploadMillis());
+            uploaded += t.stats().uploadedBytes();
+        }
+        s.listener()
+                .completed(new CheckpointStats(
+                        p.id,
+                        p.started,
+                        alignment,
+                        sync,
+                        upload,
+                        now - p.commitStarted,
+                        now - p.started,
+                        uploaded,
+                        stateBytes,
+                        tasks));
         commitIfReady();
         if (drained != null) {
             tryTrigger(); // draining: the next checkpoint now, not at the next tick

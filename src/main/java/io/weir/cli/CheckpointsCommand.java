@@ -1,11 +1,15 @@
 package io.weir.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.weir.app.Jobs;
 import io.weir.checkpoint.TaskCheckpoint;
 import io.weir.config.WeirConfig;
 import io.weir.kafka.CheckpointReader;
 import io.weir.kafka.CheckpointRecords;
-import io.weir.state.StoredFile;
+import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,20 +20,33 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code weir checkpoints list|inspect}: the latest completed checkpoint of each task of a job. */
+/**
+ * {@code weir checkpoints list|inspect}: the latest completed checkpoint of each task of a job, with
+ * its sizes and phases (records written before Weir recorded phases show "-"); {@code --json} for
+ * scripts.
+ */
 @Command(name = "checkpoints", description = "Show the latest completed checkpoint of each task of a job.")
 public final class CheckpointsCommand implements Callable<Integer> {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     @Parameters(index = "0", description = "list | inspect")
     String action;
 
     @picocli.CommandLine.Mixin
     JobConfigOptions job;
 
-    @Option(names = "--task", description = "inspect: only this task (default: all).")
+    @Option(names = "--task", description = "Only this task (default: all).")
     String task;
+
+    @Option(names = "--json", description = "list: one JSON array; inspect: the records as one JSON array.")
+    boolean json;
 
     @Override
     public Integer call() throws Exception {
+        if (!action.equals("list") && !action.equals("inspect")) {
+            System.err.println("unknown action '" + action + "', expected list or inspect");
+            return 2;
+        }
         WeirConfig loaded = job.loadOrReport();
         if (loaded == null) {
             return JobConfigOptions.INVALID;
@@ -37,29 +54,83 @@ public final class CheckpointsCommand implements Callable<Integer> {
         String topic = loaded.application() + "-checkpoints";
         Map<String, TaskCheckpoint> latest =
                 new TreeMap<>(new CheckpointReader(Jobs.clients(loaded), topic).latest(null, Duration.ofSeconds(60)));
-        switch (action) {
-            case "list":
-                System.out.printf(
-                        "%-30s %8s  %-24s %7s %12s  %s%n", "task", "id", "time", "files", "bytes", "positions");
-                latest.forEach((name, c) -> System.out.printf(
-                        "%-30s %8d  %-24s %7d %12d  %s%n",
-                        name,
-                        c.checkpointId(),
-                        Instant.ofEpochMilli(c.timestamp()),
-                        c.state().files().size(),
-                        c.state().files().stream().mapToLong(StoredFile::size).sum(),
-                        c.positions()));
-                return 0;
-            case "inspect":
-                for (TaskCheckpoint c : latest.values()) {
-                    if (task == null || task.equals(c.task())) {
-                        System.out.println(new String(CheckpointRecords.encode(c), StandardCharsets.UTF_8));
-                    }
-                }
-                return 0;
-            default:
-                System.err.println("unknown action '" + action + "', expected list or inspect");
-                return 2;
+        if (task != null) {
+            latest.keySet().retainAll(java.util.Set.of(task));
+        }
+        if (action.equals("list")) {
+            list(latest, json, System.out);
+        } else {
+            inspect(latest, json, System.out);
+        }
+        return 0;
+    }
+
+    static void list(Map<String, TaskCheckpoint> latest, boolean json, PrintStream out) throws IOException {
+        if (json) {
+            ArrayNode array = JSON.createArrayNode();
+            latest.values().forEach(c -> array.add(summary(c)));
+            out.println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(array));
+            return;
+        }
+        out.printf(
+                "%-30s %8s  %-24s %7s %12s %12s %8s %8s %8s  %s%n",
+                "task",
+                "id",
+                "time",
+                "files",
+                "state bytes",
+                "uploaded",
+                "align ms",
+                "sync ms",
+                "upload ms",
+                "positions");
+        for (TaskCheckpoint c : latest.values()) {
+            TaskCheckpoint.Stats s = c.stats();
+            out.printf(
+                    "%-30s %8d  %-24s %7d %12d %12s %8s %8s %8s  %s%n",
+                    c.task(),
+                    c.checkpointId(),
+                    Instant.ofEpochMilli(c.timestamp()),
+                    c.state().files().size(),
+                    c.stateBytes(),
+                    s == null ? "-" : Long.toString(s.uploadedBytes()),
+                    s == null ? "-" : Long.toString(s.alignmentMillis()),
+                    s == null ? "-" : Long.toString(s.syncMillis()),
+                    s == null ? "-" : Long.toString(s.uploadMillis()),
+                    c.positions());
+        }
+    }
+
+    private static ObjectNode summary(TaskCheckpoint c) {
+        ObjectNode n = JSON.createObjectNode();
+        n.put("task", c.task());
+        n.put("id", c.checkpointId());
+        n.put("time", Instant.ofEpochMilli(c.timestamp()).toString());
+        n.put("files", c.state().files().size());
+        n.put("stateBytes", c.stateBytes());
+        if (c.stats() != null) {
+            n.put("uploadedBytes", c.stats().uploadedBytes());
+            ObjectNode phases = n.putObject("phasesMillis");
+            phases.put("alignment", c.stats().alignmentMillis());
+            phases.put("sync", c.stats().syncMillis());
+            phases.put("upload", c.stats().uploadMillis());
+        }
+        ObjectNode positions = n.putObject("positions");
+        c.positions().forEach((ip, offset) -> positions.put(ip.toString(), offset));
+        return n;
+    }
+
+    static void inspect(Map<String, TaskCheckpoint> latest, boolean json, PrintStream out) throws IOException {
+        if (json) {
+            ArrayNode array = JSON.createArrayNode();
+            for (TaskCheckpoint c : latest.values()) {
+                array.add(JSON.readTree(CheckpointRecords.encode(c)));
+            }
+            out.println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(array));
+            return;
+        }
+        for (TaskCheckpoint c : latest.values()) {
+            out.println(new String(CheckpointRecords.encode(c), StandardCharsets.UTF_8));
         }
     }
 }

@@ -2,9 +2,12 @@ package io.weir.cli;
 
 import io.weir.app.Instance;
 import io.weir.app.Jobs;
+import io.weir.checkpoint.CheckpointStats;
 import io.weir.config.ConfigLoader;
 import io.weir.config.WeirConfig;
 import io.weir.kafka.EmbeddedKafka;
+import io.weir.ops.Ops;
+import io.weir.ops.WeirMetrics;
 import io.weir.tools.OrderGenerator;
 import io.weir.tools.RunningTotalsVerifier;
 import java.io.IOException;
@@ -79,7 +82,7 @@ public final class DevCommand implements Callable<Integer> {
         Path dir = Files.createTempDirectory("weir-dev");
         System.out.println("weir dev: starting an embedded Kafka broker …");
         try (EmbeddedKafka kafka =
-                EmbeddedKafka.builder().port(portOrFree(port)).start()) {
+                EmbeddedKafka.builder().port(portOrFree(port, "port")).start()) {
             String bootstrap = kafka.bootstrapServers();
             System.out.println("weir dev: Kafka at " + bootstrap + " (connect your own tools to it)");
             createTopics(bootstrap);
@@ -89,7 +92,13 @@ public final class DevCommand implements Callable<Integer> {
             WeirConfig config =
                     new ConfigLoader().load("running-totals.yaml (built in)", example(), System.getenv(), sets);
             try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config));
+                    Ops ops = new Ops(instance);
                     OrderGenerator generator = new OrderGenerator(bootstrap, "orders", users, 42)) {
+                if (config.http().enabled()) {
+                    int httpPort = ops.serve(portOrFree(config.http().port(), "HTTP"));
+                    System.out.println("weir dev: metrics and health on http://localhost:" + httpPort
+                            + "/ (/metrics, /health/ready, /checkpoints)");
+                }
                 instance.start();
                 Thread producer = new Thread(
                         () -> {
@@ -106,7 +115,7 @@ public final class DevCommand implements Callable<Integer> {
                 Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
                 System.out.println("weir dev: running " + config.application() + " (orders → totals); Ctrl-C to stop");
                 long end = duration == null ? Long.MAX_VALUE : System.currentTimeMillis() + duration * 1000L;
-                Progress progress = new Progress(instance, generator);
+                Progress progress = new Progress(instance, ops, generator);
                 while (!stop.await(1, TimeUnit.SECONDS) && System.currentTimeMillis() < end) {
                     System.out.println(progress.line());
                     if (instance.stopped()) {
@@ -147,36 +156,40 @@ public final class DevCommand implements Callable<Integer> {
         return result.ok() ? 0 : 1;
     }
 
-    /** One line of live progress, with rates since the previous line. */
+    /** One line of live progress, with rates since the previous line; reads the metrics' meters. */
     private static final class Progress {
         private final Instance instance;
+        private final Ops ops;
         private final OrderGenerator generator;
         private long lastIn;
         private long lastAt = System.nanoTime();
 
-        Progress(Instance instance, OrderGenerator generator) {
+        Progress(Instance instance, Ops ops, OrderGenerator generator) {
             this.instance = instance;
+            this.ops = ops;
             this.generator = generator;
         }
 
         String line() {
-            long in = instance.counters().recordsIn.sum();
+            WeirMetrics m = ops.metrics();
+            long in = m.recordsIn();
             long now = System.nanoTime();
             double rate = (in - lastIn) * 1e9 / Math.max(1, now - lastAt);
             lastIn = in;
             lastAt = now;
-            long lag =
-                    instance.lag().values().stream().mapToLong(Long::longValue).sum();
             return String.format(
                     "  generated %,d | in %,d (%,.0f/s) | out %,d | dead letters %,d | checkpoint #%d (%d ms) | lag %,d%s",
                     generator.sent(),
                     in,
                     rate,
-                    instance.counters().recordsOut.sum(),
-                    instance.counters().deadLetters.sum(),
-                    instance.stats().lastCompletedCheckpoint(),
-                    instance.stats().lastCheckpointMillis(),
-                    lag,
+                    m.recordsOut(),
+                    m.deadLettered(),
+                    m.lastCompletedCheckpoint(),
+                    ops.history()
+                            .lastCompleted()
+                            .map(CheckpointStats::totalMillis)
+                            .orElse(0L),
+                    m.lag(),
                     instance.ready() ? "" : " | restoring");
         }
     }
@@ -203,12 +216,17 @@ public final class DevCommand implements Callable<Integer> {
         }
     }
 
-    private static int portOrFree(int wanted) {
+    /** {@code wanted}, or a free port when it is taken. */
+    private static int portOrFree(int wanted, String what) {
         try (ServerSocket s = new ServerSocket(wanted)) {
             return wanted;
         } catch (IOException taken) {
-            System.out.println("weir dev: port " + wanted + " is taken, using a free one");
-            return 0;
+            System.out.println("weir dev: " + what + " " + wanted + " is taken, using a free one");
+            try (ServerSocket free = new ServerSocket(0)) {
+                return free.getLocalPort();
+            } catch (IOException e) {
+                return 0;
+            }
         }
     }
 }

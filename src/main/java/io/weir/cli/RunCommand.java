@@ -6,6 +6,7 @@ import io.weir.app.Jobs;
 import io.weir.config.WeirConfig;
 import io.weir.logging.Secrets;
 import io.weir.operators.Plugins;
+import io.weir.ops.Ops;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
@@ -28,7 +29,20 @@ public final class RunCommand implements Callable<Integer> {
             System.err.println("weir: cannot start: " + Secrets.redact(e.getMessage()));
             return JobConfigOptions.INVALID;
         }
-        return runUntilStopped(new Instance(settings, Jobs.clients(loaded)));
+        Instance instance = new Instance(settings, Jobs.clients(loaded));
+        try (Ops ops = new Ops(instance)) {
+            if (loaded.http().enabled()) {
+                try {
+                    int port = ops.serve(loaded.http().port());
+                    System.out.println("weir: health, metrics and checkpoints on http://localhost:" + port
+                            + "/ (/health/live, /health/ready, /metrics, /checkpoints)");
+                } catch (java.io.IOException e) {
+                    System.err.println("weir: cannot start: " + e.getMessage());
+                    return 1;
+                }
+            }
+            return runUntilStopped(instance);
+        }
     }
 
     /** Starts the instance, stops it on SIGTERM/Ctrl-C; non-zero when it stopped on a fatal error. */

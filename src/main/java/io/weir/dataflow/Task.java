@@ -282,11 +282,12 @@ public final class Task {
      * coordinator.
      */
     private void snapshot(long checkpointId) throws Exception {
+        long started = env.clock().getAsLong();
         SnapshotPart part = state.store().snapshot(checkpointId);
         output.flush();
         throwSendFailure();
         output = env.outputs().output(checkpointId + 1);
-        env.acks().acknowledge(name, checkpointId, part);
+        env.acks().acknowledge(name, checkpointId, part, env.clock().getAsLong() - started);
     }
 
     private void onWatermark(int channel, long timestamp) throws Exception {

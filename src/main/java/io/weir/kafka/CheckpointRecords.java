@@ -17,7 +17,8 @@ import java.util.Map;
 /**
  * The value format of {@code <app>-checkpoints}: one JSON document per task checkpoint, readable
  * with any Kafka tool. {@code version} guards future changes; an unknown version is an error, not a
- * guess.
+ * guess. {@code stats} (the task's phases and uploaded bytes) was added within version 1 and is
+ * optional: records written before it decode without.
  */
 public final class CheckpointRecords {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -42,6 +43,13 @@ public final class CheckpointRecords {
             fn.put("crc32c", f.crc32c());
             ArrayNode loc = fn.putArray("locations");
             f.locations().forEach(loc::add);
+        }
+        if (c.stats() != null) {
+            ObjectNode stats = root.putObject("stats");
+            stats.put("alignmentMillis", c.stats().alignmentMillis());
+            stats.put("syncMillis", c.stats().syncMillis());
+            stats.put("uploadMillis", c.stats().uploadMillis());
+            stats.put("uploadedBytes", c.stats().uploadedBytes());
         }
         try {
             return JSON.writeValueAsBytes(root);
@@ -73,11 +81,20 @@ public final class CheckpointRecords {
                     locations));
         }
         StateHandle state = new StateHandle(root.path("state").path("backend").asText("none"), files);
+        JsonNode s = root.path("stats");
+        TaskCheckpoint.Stats stats = s.isObject()
+                ? new TaskCheckpoint.Stats(
+                        s.path("alignmentMillis").asLong(),
+                        s.path("syncMillis").asLong(),
+                        s.path("uploadMillis").asLong(),
+                        s.path("uploadedBytes").asLong())
+                : null;
         return new TaskCheckpoint(
                 root.path("task").asText(),
                 root.path("id").asLong(),
                 root.path("time").asLong(),
                 positions,
-                state);
+                state,
+                stats);
     }
 }

@@ -56,6 +56,9 @@ public final class SourceLoop implements Runnable {
 
         /** The loop stopped the execution after {@code cause} and will start a new one after a delay. */
         default void failedOver(Throwable cause) {}
+
+        /** The group assigned {@code partitions} to this member (each rebalance). */
+        default void assigned(Set<InputPartition> partitions) {}
     }
 
     /**
@@ -364,6 +367,9 @@ public final class SourceLoop implements Runnable {
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
             LOG.info("partitions assigned: {}", partitions);
+            Set<InputPartition> inputs = new HashSet<>();
+            partitions.forEach(tp -> inputs.add(toInput(tp)));
+            lifecycle.assigned(inputs);
             if (!restartPending) {
                 startExecution(consumer.assignment());
             }
@@ -505,8 +511,23 @@ public final class SourceLoop implements Runnable {
         }
         nextLagUpdate = now + 1000;
         Map<InputPartition, Long> l = new HashMap<>();
+        List<TopicPartition> unknown = new ArrayList<>();
         for (TopicPartition tp : consumer.assignment()) {
-            consumer.currentLag(tp).ifPresent(v -> l.put(toInput(tp), v));
+            consumer.currentLag(tp).ifPresentOrElse(v -> l.put(toInput(tp), v), () -> {
+                if (feeds.containsKey(tp)) {
+                    unknown.add(tp);
+                }
+            });
+        }
+        // The consumer knows the last stable offset only from fetch responses; until then (or for a
+        // partition it has not fetched lately) ask the broker: read_committed, so this is the LSO too.
+        if (!unknown.isEmpty()) {
+            try {
+                consumer.endOffsets(unknown, Duration.ofSeconds(1))
+                        .forEach((tp, end) -> l.put(toInput(tp), Math.max(0, end - feeds.get(tp).nextOffset)));
+            } catch (KafkaException e) {
+                LOG.debug("reading end offsets for the lag failed: {}", e.toString());
+            }
         }
         lag = Map.copyOf(l);
     }

@@ -43,6 +43,8 @@ public final class MemoryStateStore implements StateStore {
     /** Makes file names unique per store instance, so a retried checkpoint id never reuses a name. */
     private final String generation;
 
+    private RestoreSizes restoreSizes = RestoreSizes.NONE;
+
     private TreeMap<Bytes, byte[]> active = new TreeMap<>();
     /** Oldest first. Frozen layers are never modified again. */
     private List<NavigableMap<Bytes, byte[]>> frozen = new ArrayList<>();
@@ -74,7 +76,14 @@ public final class MemoryStateStore implements StateStore {
                 throw new StateRestoreException(from, file.name(), e.getMessage(), e);
             }
         }
+        restored.restoreSizes = new RestoreSizes(
+                0, from.handle().files().stream().mapToLong(StoredFile::size).sum());
         return restored;
+    }
+
+    @Override
+    public RestoreSizes restoreSizes() {
+        return restoreSizes;
     }
 
     @Override

@@ -27,6 +27,13 @@ import org.rocksdb.RocksDB;
  * the end; the map of open stores is concurrent because stores remove themselves when closed.
  */
 public final class RocksDbBackend implements StateBackend {
+    /** Memtable bytes, sampled before a snapshot's flush: what the task wrote since the last one. */
+    public static final String MEMTABLES = "rocksdb.cur-size-all-mem-tables";
+    /** Live data in bytes, sampled after a snapshot's flush. */
+    public static final String LIVE_DATA = "rocksdb.estimate-live-data-size";
+    /** SST files in bytes, sampled after a snapshot's flush. */
+    public static final String SST_FILES = "rocksdb.total-sst-files-size";
+
     static final String NAME = "rocksdb";
 
     static {
@@ -81,15 +88,20 @@ public final class RocksDbBackend implements StateBackend {
         }
         Path taskDir = root.resolve(task);
         List<StoredFile> restored = List.of();
+        RestoreSizes sizes = RestoreSizes.NONE;
         boolean migrate = false;
         if (from == null || from.handle().files().isEmpty()) {
             LocalFiles.deleteTree(taskDir);
         } else if (from.handle().backend().equals(NAME)) {
-            RocksDbRestore.restore(taskDir, from, snapshots);
+            RocksDbRestore.Outcome outcome = RocksDbRestore.restore(taskDir, from, snapshots);
+            sizes = new RestoreSizes(outcome.reusedBytes(), outcome.downloadedBytes());
             restored = from.handle().files();
         } else if (from.handle().backend().equals(MemoryStateStore.BACKEND)) {
             LocalFiles.deleteTree(taskDir);
             migrate = true;
+            sizes = new RestoreSizes(
+                    0,
+                    from.handle().files().stream().mapToLong(StoredFile::size).sum());
         } else {
             throw new StateRestoreException(
                     from,
@@ -100,6 +112,7 @@ public final class RocksDbBackend implements StateBackend {
         RocksDbStateStore store = RocksDbStateStore.open(
                 task, generation, taskDir, options, new SharedFiles(restored), s -> open.remove(s.task(), s));
         open.put(task, store);
+        store.restoredFrom(sizes);
         if (migrate) {
             migrate(store, from, generation, snapshots);
         }

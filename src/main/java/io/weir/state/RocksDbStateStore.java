@@ -57,6 +57,11 @@ final class RocksDbStateStore implements StateStore {
     private final SharedFiles shared;
     private final Consumer<RocksDbStateStore> onClose;
     private volatile long lastCompleted;
+    /** RocksDB's size properties, sampled by the task thread at each snapshot; read by metrics. */
+    private volatile Map<String, Long> sampled = Map.of();
+    /** Set by the backend once it restored this store. */
+    private volatile RestoreSizes restoreSizes = RestoreSizes.NONE;
+
     private boolean closed;
 
     private RocksDbStateStore(
@@ -140,9 +145,17 @@ final class RocksDbStateStore implements StateStore {
         ensureOpen();
         Path dir = checkpointDir(checkpointId);
         try {
+            long memtables = db.getLongProperty(RocksDbBackend.MEMTABLES);
             long started = System.nanoTime();
             // Flushing first puts every write into SST files, so the checkpoint needs no log replay.
             db.flush(flush);
+            sampled = Map.of(
+                    RocksDbBackend.MEMTABLES,
+                    memtables,
+                    RocksDbBackend.LIVE_DATA,
+                    db.getLongProperty(RocksDbBackend.LIVE_DATA),
+                    RocksDbBackend.SST_FILES,
+                    db.getLongProperty(RocksDbBackend.SST_FILES));
             long flushed = System.nanoTime();
             LocalFiles.deleteTree(dir);
             Files.createDirectories(dir.getParent());
@@ -167,6 +180,20 @@ final class RocksDbStateStore implements StateStore {
         shared.completed(handle);
         lastCompleted = checkpointId;
         removeCheckpointDirs(id -> id < checkpointId);
+    }
+
+    void restoredFrom(RestoreSizes sizes) {
+        restoreSizes = sizes;
+    }
+
+    @Override
+    public RestoreSizes restoreSizes() {
+        return restoreSizes;
+    }
+
+    @Override
+    public Map<String, Long> sampledProperties() {
+        return sampled;
     }
 
     @Override

@@ -35,6 +35,20 @@ public interface StateStore extends AutoCloseable {
     /** Approximate number of entries, for metrics and logs. */
     long approximateEntries();
 
+    /**
+     * The backend's own size figures as sampled by the last {@link #snapshot} (RocksDB, in bytes:
+     * memtables before the snapshot's flush, live data and SST files after it); empty for backends
+     * without any. Safe from any thread: it returns what was sampled, it touches no native handle.
+     */
+    default Map<String, Long> sampledProperties() {
+        return Map.of();
+    }
+
+    /** What restoring this store took from local files and from the snapshot store; NONE if it started empty. */
+    default RestoreSizes restoreSizes() {
+        return RestoreSizes.NONE;
+    }
+
     @Override
     void close();
 }

@@ -113,6 +113,16 @@ final class WriteBackCache implements StateStore {
     }
 
     @Override
+    public RestoreSizes restoreSizes() {
+        return inner.restoreSizes();
+    }
+
+    @Override
+    public Map<String, Long> sampledProperties() {
+        return inner.sampledProperties();
+    }
+
+    @Override
     public void close() {
         entries.clear();
         dirty.clear();

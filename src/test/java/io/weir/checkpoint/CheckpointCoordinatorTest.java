@@ -522,4 +522,46 @@ class CheckpointCoordinatorTest {
         assertEquals(0, uploads.executed());
         assertEquals(List.of(), listener.events());
     }
+
+    @Test
+    void aCompletedCheckpointReportsItsPhasesAndSizes() {
+        start(1, Duration.ZERO);
+        tick();
+        long triggered = clock.millis();
+        injected(1);
+        clock.advance(Duration.ofMillis(30));
+        coordinator.acks().acknowledge("t-0", 1, part("t-0", 1), 10);
+        loop.runAll();
+        clock.advance(Duration.ofMillis(40));
+        coordinator.acks().acknowledge("t-1", 1, part("t-1", 1), 5);
+        loop.runAll();
+        clock.advance(Duration.ofMillis(100));
+        uploads.runAll();
+        loop.runAll(); // both uploaded, the commit is submitted
+        clock.advance(Duration.ofMillis(7));
+        committer.runAll();
+        loop.runAll();
+
+        CheckpointStats stats = listener.stats().get(0);
+        assertEquals(1, stats.checkpointId());
+        assertEquals(triggered, stats.startedAt());
+        assertEquals(65, stats.alignmentMillis(), "the slowest task: acknowledged after 70 ms, 5 of them sync");
+        assertEquals(10, stats.syncMillis());
+        assertEquals(140, stats.uploadMillis(), "t-0 waited for its upload from 30 ms to 170 ms");
+        assertEquals(7, stats.commitMillis());
+        assertEquals(177, stats.totalMillis());
+        assertEquals(2, stats.uploadedBytes(), "one byte per task");
+        assertEquals(Map.of("t-0", 1L, "t-1", 1L), stats.stateBytes());
+        assertEquals(List.of(1L), listener.completedIds());
+    }
+
+    @Test
+    void aSkippedCheckpointIsReported() {
+        start(1, Duration.ZERO);
+        tick();
+        coordinator.skipped(1);
+        loop.runAll();
+
+        assertEquals(List.of(new RecordingCheckpointListener.Skipped(1)), listener.events());
+    }
 }

@@ -109,7 +109,7 @@ class ValidateCommandTest {
         assertEquals(
                 file + ":2:24: processing.threads must be at least 1, was 0"
                         + System.lineSeparator()
-                        + "--set http.port: http.port must be a whole number between -1 and 65535, was x"
+                        + "--set http.port: http.port must be a whole number between 0 and 65535, was x"
                         + System.lineSeparator(),
                 err.toString());
     }

@@ -177,7 +177,7 @@ class DefaultsTest {
             retain: 1
             rocksdb: { block-cache: 1GiB, write-buffer: 1048576 }
         dead-letter: { topic: errors }
-        http: { port: -1 }
+        http: { port: 0 }
         pipeline:
           - source: { topic: orders, format: string }
           - aggregate: { by: key, count: c, emit: every-update }

@@ -150,7 +150,7 @@ class OverridesTest {
         assertEquals(
                 List.of(
                         new ConfigError(
-                                Configs.FILE, 6, 15, "http.port must be a whole number between -1 and 65535, was x"),
+                                Configs.FILE, 6, 15, "http.port must be a whole number between 0 and 65535, was x"),
                         new ConfigError(
                                 "--set processing.threads", 0, 0, "processing.threads must be at least 1, was 0")),
                 errors);

@@ -124,7 +124,7 @@ class ValueValidationTest {
                         "config/job.yaml:5:33: processing.checkpoint.max-concurrent must be a whole number at "
                                 + "least 1, was 1.5",
                         "config/job.yaml:6:20: processing.state.retain must be at least 1, was 0",
-                        "config/job.yaml:7:15: http.port must be between -1 and 65535, was 70000"),
+                        "config/job.yaml:7:15: http.port must be between 0 and 65535, was 70000"),
                 errors);
     }
 
@@ -373,7 +373,7 @@ class ValueValidationTest {
 
         assertEquals(
                 """
-        x.yaml:2:15: http.port must be a whole number between -1 and 65535, was x
+        x.yaml:2:15: http.port must be a whole number between 0 and 65535, was x
         x.yaml:4:12: processing.threads must be at least 1, was -1
         x.yaml:5:27: processing.checkpoint.interval must be positive, was -5s
         x.yaml:7:26: unknown key pipeline.0.source.formt, did you mean pipeline.0.source.format?

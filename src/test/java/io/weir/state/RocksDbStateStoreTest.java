@@ -1,12 +1,52 @@
 package io.weir.state;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
 
 /** The state contract on the RocksDB backend. */
 class RocksDbStateStoreTest extends StateStoreContract {
     @Override
     StateBackend newBackend(Path root) throws IOException {
         return new RocksDbBackend(root, new RocksDbSettings(8 << 20, 4 << 20));
+    }
+
+    @Test
+    void aSnapshotSamplesTheSizePropertiesMetricsReport() {
+        assertEquals(Map.of(), store.sampledProperties(), "nothing sampled before the first snapshot");
+        for (int i = 0; i < 1_000; i++) {
+            store.put(("key-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
+        }
+        store.snapshot(1);
+        Map<String, Long> first = store.sampledProperties();
+        assertEquals(3, first.size(), first.toString());
+        assertTrue(first.get(RocksDbBackend.MEMTABLES) > 100_000, "sampled before the flush: " + first);
+        assertTrue(first.get(RocksDbBackend.SST_FILES) > 0, "sampled after the flush: " + first);
+        assertTrue(first.get(RocksDbBackend.LIVE_DATA) > 0, "sampled after the flush: " + first);
+    }
+
+    @Test
+    void aRestoreReportsWhatItReusedLocallyAndWhatItDownloaded() throws IOException {
+        assertEquals(RestoreSizes.NONE, store.restoreSizes(), "started empty");
+        for (int i = 0; i < 1_000; i++) {
+            store.put(("key-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
+        }
+        RestorePoint point = checkpoint(1);
+        long total = point.handle().files().stream().mapToLong(StoredFile::size).sum();
+
+        reopen(point);
+        RestoreSizes local = store.restoreSizes();
+        assertTrue(local.localBytes() > 0, local.toString());
+        assertEquals(total, local.localBytes() + local.downloadedBytes(), local.toString());
+
+        try (StateBackend fresh = newBackend(dir.resolve("new-pod"));
+                StateStore restored = fresh.open(TASK, "g9", point, snapshots)) {
+            assertEquals(new RestoreSizes(0, total), restored.restoreSizes());
+        }
     }
 }

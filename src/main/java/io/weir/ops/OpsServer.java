@@ -1,0 +1,103 @@
+package io.weir.ops;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+
+/**
+ * The HTTP endpoint of an instance (the JDK's server, one thread): {@code /metrics} (Prometheus
+ * text), {@code /health/live}, {@code /health/ready} and {@code /checkpoints} (JSON).
+ */
+public final class OpsServer implements AutoCloseable {
+    static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+    private static final String JSON = "application/json";
+
+    /** What one GET answers. */
+    record Response(int status, String contentType, String body) {}
+
+    private final HttpServer server;
+    private final ExecutorService executor;
+
+    /** Binds {@code port} (0: any free port) on all interfaces and starts serving. */
+    public OpsServer(
+            int port, WeirMetrics metrics, Supplier<Boolean> live, Readiness readiness, CheckpointHistory history)
+            throws IOException {
+        server = HttpServer.create(new InetSocketAddress(port), 0);
+        executor = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "weir-http");
+            t.setDaemon(true);
+            return t;
+        });
+        server.setExecutor(executor);
+        route("/metrics", () -> new Response(200, PROMETHEUS_TEXT, metrics.scrape()));
+        route(
+                "/health/live",
+                () -> live.get()
+                        ? new Response(200, JSON, "{\"status\":\"live\"}")
+                        : new Response(503, JSON, "{\"status\":\"stopped\"}"));
+        route("/health/ready", () -> readiness
+                .notReadyReason()
+                .map(reason -> new Response(503, JSON, notReady(reason)))
+                .orElseGet(() -> new Response(200, JSON, "{\"status\":\"ready\"}")));
+        route("/checkpoints", () -> new Response(200, JSON, history.json()));
+        server.start();
+    }
+
+    private static String notReady(String reason) {
+        var node = new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode();
+        node.put("status", "not-ready");
+        node.put("reason", reason);
+        return node.toString();
+    }
+
+    /** The port it listens on. */
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    private void route(String path, Supplier<Response> handler) {
+        server.createContext(path, exchange -> {
+            try (exchange) {
+                if (!exchange.getRequestURI().getPath().equals(path)) {
+                    send(exchange, new Response(404, JSON, "{\"error\":\"not found\"}"));
+                } else if (!exchange.getRequestMethod().equals("GET")
+                        && !exchange.getRequestMethod().equals("HEAD")) {
+                    exchange.getResponseHeaders().set("Allow", "GET, HEAD");
+                    send(exchange, new Response(405, JSON, "{\"error\":\"method not allowed\"}"));
+                } else {
+                    Response r;
+                    try {
+                        r = handler.get();
+                    } catch (RuntimeException e) {
+                        r = new Response(500, "text/plain; charset=utf-8", e.toString());
+                    }
+                    send(exchange, r);
+                }
+            }
+        });
+    }
+
+    private static void send(HttpExchange exchange, Response r) throws IOException {
+        byte[] body = r.body().getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", r.contentType());
+        boolean head = exchange.getRequestMethod().equals("HEAD");
+        exchange.sendResponseHeaders(r.status(), head ? -1 : body.length);
+        if (!head) {
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        executor.shutdownNow();
+    }
+}
