@@ -137,6 +137,11 @@ public final class Instance implements AutoCloseable {
         return counters;
     }
 
+    /** The RocksDB backend's shared block cache figures; empty with the memory backend or when closed. */
+    public java.util.Optional<RocksDbBackend.BlockCacheCounts> blockCache() {
+        return backend instanceof RocksDbBackend rocks ? rocks.blockCache() : java.util.Optional.empty();
+    }
+
     public Stats stats() {
         return stats;
     }

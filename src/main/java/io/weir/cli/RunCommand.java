@@ -8,6 +8,7 @@ import io.weir.logging.Secrets;
 import io.weir.operators.Plugins;
 import io.weir.ops.Ops;
 import java.util.concurrent.Callable;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 
 /** {@code weir run}: runs the job of a config file until stopped (SIGTERM) or a fatal error. */
@@ -34,8 +35,12 @@ public final class RunCommand implements Callable<Integer> {
             if (loaded.http().enabled()) {
                 try {
                     int port = ops.serve(loaded.http().port());
-                    System.out.println("weir: health, metrics and checkpoints on http://localhost:" + port
-                            + "/ (/health/live, /health/ready, /metrics, /checkpoints)");
+                    // A log line, not stdout: with --log-format json every line must be a JSON object.
+                    LoggerFactory.getLogger(RunCommand.class)
+                            .info(
+                                    "health, metrics and checkpoints on http://localhost:{}/ (/health/live,"
+                                            + " /health/ready, /metrics, /checkpoints)",
+                                    port);
                 } catch (java.io.IOException e) {
                     System.err.println("weir: cannot start: " + e.getMessage());
                     return 1;

@@ -157,6 +157,22 @@ public final class WeirMetrics implements InstanceEvents, AutoCloseable {
                 taskGauge(
                         "weir.task.rocksdb.memtables",
                         "RocksDB cur-size-all-mem-tables at the last checkpoint, before its flush"));
+        if (instance.settings().state().backend() == io.weir.app.StateSettings.Backend.ROCKSDB) {
+            FunctionCounter.builder("weir.rocksdb.block.cache.hits", instance, i -> blockCache(i, Hit.HITS))
+                    .description("Lookups the shared RocksDB block cache answered")
+                    .register(registry);
+            FunctionCounter.builder("weir.rocksdb.block.cache.misses", instance, i -> blockCache(i, Hit.MISSES))
+                    .description("Lookups the shared RocksDB block cache missed (read from SST files)")
+                    .register(registry);
+            Gauge.builder("weir.rocksdb.block.cache.hit.ratio", instance, i -> blockCache(i, Hit.RATIO))
+                    .description("Share of block-cache lookups that hit, since start (for a recent ratio use"
+                            + " rate() of the hits and misses counters)")
+                    .register(registry);
+            Gauge.builder("weir.rocksdb.block.cache.usage", instance, i -> blockCache(i, Hit.USAGE))
+                    .baseUnit("bytes")
+                    .description("Bytes in the shared RocksDB block cache")
+                    .register(registry);
+        }
         new JvmMemoryMetrics().bindTo(registry);
         JvmGcMetrics gc = new JvmGcMetrics();
         gc.bindTo(registry);
@@ -164,6 +180,24 @@ public final class WeirMetrics implements InstanceEvents, AutoCloseable {
         new JvmThreadMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
         new ClassLoaderMetrics().bindTo(registry);
+    }
+
+    private enum Hit {
+        HITS,
+        MISSES,
+        RATIO,
+        USAGE
+    }
+
+    private static double blockCache(Instance instance, Hit what) {
+        return instance.blockCache()
+                .map(b -> switch (what) {
+                    case HITS -> (double) b.hits();
+                    case MISSES -> (double) b.misses();
+                    case RATIO -> b.hits() + b.misses() == 0 ? Double.NaN : (double) b.hits() / (b.hits() + b.misses());
+                    case USAGE -> (double) b.usageBytes();
+                })
+                .orElse(Double.NaN);
     }
 
     private void counter(String name, String description, java.util.concurrent.atomic.LongAdder adder) {

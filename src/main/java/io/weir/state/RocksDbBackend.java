@@ -3,17 +3,22 @@ package io.weir.state;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.EnumSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.CompressionType;
+import org.rocksdb.HistogramType;
 import org.rocksdb.InfoLogLevel;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
+import org.rocksdb.Statistics;
+import org.rocksdb.TickerType;
 
 /**
  * The {@code rocksdb} backend: one RocksDB per task under {@code root/<task>}, all sharing one
@@ -42,6 +47,10 @@ public final class RocksDbBackend implements StateBackend {
 
     private final Path root;
     private final LRUCache cache;
+    /** Tickers only (every histogram ignored): block-cache hits and misses for the metrics. */
+    private final Statistics statistics = new Statistics(EnumSet.allOf(HistogramType.class));
+
+    private boolean closed;
     private final BloomFilter filter;
     private final Options options;
     /** Hot keys kept on the heap per task (about 100 bytes each): see {@link WriteBackCache}. */
@@ -64,6 +73,7 @@ public final class RocksDbBackend implements StateBackend {
                 .setKeepLogFileNum(2)
                 // Unflushed writes are worthless after close: restores start from checkpoints.
                 .setAvoidFlushDuringShutdown(true)
+                .setStatistics(statistics)
                 .setTableFormatConfig(new BlockBasedTableConfig()
                         .setBlockCache(cache)
                         .setFilterPolicy(filter)
@@ -138,13 +148,32 @@ public final class RocksDbBackend implements StateBackend {
         return open.size();
     }
 
+    /**
+     * The shared block cache since start: lookups that hit and missed, and the bytes it holds now;
+     * empty once closed. Thread-safe: metrics read it at scrape time.
+     */
+    public synchronized Optional<BlockCacheCounts> blockCache() {
+        if (closed) {
+            return Optional.empty();
+        }
+        return Optional.of(new BlockCacheCounts(
+                statistics.getTickerCount(TickerType.BLOCK_CACHE_HIT),
+                statistics.getTickerCount(TickerType.BLOCK_CACHE_MISS),
+                cache.getUsage()));
+    }
+
+    /** Block-cache lookups that hit and missed since the backend opened, and the bytes cached now. */
+    public record BlockCacheCounts(long hits, long misses, long usageBytes) {}
+
     /** Closes stores still open, then what they shared: the options and cache outlive every database. */
     @Override
-    public void close() {
+    public synchronized void close() {
+        closed = true;
         for (RocksDbStateStore s : List.copyOf(open.values())) {
             s.close();
         }
         options.close();
+        statistics.close();
         filter.close();
         cache.close();
     }

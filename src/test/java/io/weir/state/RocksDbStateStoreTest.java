@@ -49,4 +49,32 @@ class RocksDbStateStoreTest extends StateStoreContract {
             assertEquals(new RestoreSizes(0, total), restored.restoreSizes());
         }
     }
+
+    @Test
+    void theSharedBlockCacheCountsItsHitsAndMisses() throws IOException {
+        try (RocksDbBackend rocks = (RocksDbBackend) newBackend(dir.resolve("cache"));
+                StateStore s = rocks.open(TASK, "g1", null, snapshots)) {
+            RocksDbBackend.BlockCacheCounts before = rocks.blockCache().orElseThrow();
+            assertEquals(0, before.hits() + before.misses(), before.toString());
+            // More keys than the write-back cache keeps on the heap, flushed to an SST file, then read
+            // back: the reads that reach RocksDB look up its blocks in the block cache.
+            int keys = RocksDbBackend.CACHED_KEYS_PER_TASK * 3;
+            for (int i = 0; i < keys; i++) {
+                s.put(("key-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
+            }
+            s.snapshot(1);
+            for (int round = 0; round < 2; round++) {
+                for (int i = 0; i < keys; i++) {
+                    s.get(("key-" + i).getBytes(StandardCharsets.UTF_8));
+                }
+            }
+            RocksDbBackend.BlockCacheCounts counts = rocks.blockCache().orElseThrow();
+            assertTrue(counts.misses() > 0, counts.toString());
+            assertTrue(counts.hits() > counts.misses(), "the second round reads cached blocks: " + counts);
+            assertTrue(counts.usageBytes() > 0, counts.toString());
+            s.close();
+            rocks.close();
+            assertTrue(rocks.blockCache().isEmpty(), "nothing is read from a closed backend");
+        }
+    }
 }
