@@ -42,7 +42,8 @@ class EventTimeJobsIT {
     void sessionsCloseAfterTheRepartitionTopicAndALateClickReachesTheSideOutput() throws Exception {
         String app = KafkaFixture.uniqueTopic("sessions");
         String clicks = KafkaFixture.createTopic(app + "-clicks", 2);
-        long t0 = 1_714_557_600_000L;
+        // Recent event time: older result timestamps would fall to the topics' 7-day retention.
+        long t0 = System.currentTimeMillis() / 60_000 * 60_000 - 7_200_000;
         List<ProducerRecord<String, String>> input = new ArrayList<>();
         // Both partitions carry clicks, so both upstream tasks' watermarks move.
         input.add(click(clicks, 0, "u1", t0));
@@ -86,11 +87,12 @@ class EventTimeJobsIT {
     void anIdlePartitionStopsHoldingTheWindowsBackAfterIdleAfter() throws Exception {
         String app = KafkaFixture.uniqueTopic("idle");
         String events = KafkaFixture.createTopic(app + "-events", 2);
+        long t0 = System.currentTimeMillis() / 3_600_000 * 3_600_000 - 7_200_000; // minutes aligned
         List<ProducerRecord<String, String>> input = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
             // Partition 1 gets nothing: without idle-after its watermark would hold the task at the start.
             input.add(new ProducerRecord<>(
-                    events, 0, "u1", "{\"user\":\"u1\",\"amount\":1,\"ts\":" + (i * 20_000L) + "}"));
+                    events, 0, "u1", "{\"user\":\"u1\",\"amount\":1,\"ts\":" + (t0 + i * 20_000L) + "}"));
         }
         KafkaFixture.produce(input);
         WeirConfig config = load(
