@@ -69,6 +69,7 @@ class WindowKillIT {
         // user -> window start -> {count, sum}
         Map<String, Map<Long, long[]>> expected = new HashMap<>();
         long[] maxTs = new long[PARTITIONS];
+        int late = 0;
         try (KafkaProducer<String, String> producer = producer()) {
             for (int i = 0; i < count; i++) {
                 int user = random.nextInt(users);
@@ -76,17 +77,26 @@ class WindowKillIT {
                 // Ten ms apart in event time, up to 4 s early: out of order, within the 5 s bound.
                 long ts = BASE + 10L * i - random.nextInt(4_000);
                 long amount = 1 + random.nextInt(100);
+                boolean isLate = i >= 60_000 && random.nextInt(200) == 0;
+                if (isLate) {
+                    // Five minutes behind: its minute closed long ago, on every interleaving.
+                    ts -= 300_000;
+                    late++;
+                }
                 maxTs[partition] = Math.max(maxTs[partition], ts);
-                long[] e = expected.computeIfAbsent("u" + user, u -> new HashMap<>())
-                        .computeIfAbsent(ts - Math.floorMod(ts, 60_000L), w -> new long[2]);
-                e[0]++;
-                e[1] += amount;
                 producer.send(new ProducerRecord<>(
                         events,
                         partition,
                         ts,
                         "u" + user,
                         "{\"user\":\"u" + user + "\",\"amount\":" + amount + ",\"ts\":" + ts + "}"));
+                if (isLate) {
+                    continue;
+                }
+                long[] e = expected.computeIfAbsent("u" + user, u -> new HashMap<>())
+                        .computeIfAbsent(ts - Math.floorMod(ts, 60_000L), w -> new long[2]);
+                e[0]++;
+                e[1] += amount;
             }
         }
         long finalWatermark = Long.MAX_VALUE;
@@ -120,6 +130,11 @@ class WindowKillIT {
                     .add(v);
         }
         verify(closed, results, seed);
+        long deadLate = KafkaFixture.readAllCommitted(app + "-dlq").stream()
+                .filter(r -> "late"
+                        .equals(new String(r.headers().lastHeader("weir.error").value())))
+                .count();
+        assertEquals(late, deadLate, "seed " + seed + ": late records in the dead-letter topic, each once");
     }
 
     @Test
