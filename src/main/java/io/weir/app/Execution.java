@@ -6,6 +6,7 @@ import io.weir.checkpoint.CheckpointListener;
 import io.weir.checkpoint.CheckpointStats;
 import io.weir.checkpoint.FailureReason;
 import io.weir.checkpoint.TaskCheckpoint;
+import io.weir.checkpoint.WrittenEpochs;
 import io.weir.dataflow.Channel;
 import io.weir.dataflow.Counters;
 import io.weir.dataflow.RecordLimits;
@@ -80,6 +81,7 @@ final class Execution implements SourceLoop.Execution {
     private final List<Worker> workers = new ArrayList<>();
     private final Map<String, StateStore> stores = new HashMap<>();
     private EpochProducers producers;
+    private WrittenEpochs written;
     private CheckpointCoordinator coordinator;
     private OrphanSweep sweep;
 
@@ -169,8 +171,9 @@ final class Execution implements SourceLoop.Execution {
                 ctx.committer(),
                 ctx.clock(),
                 listener(ctx, retention)));
+        written = new WrittenEpochs(producers);
         TaskEnvironment env = new TaskEnvironment(
-                s.exactlyOnce(), producers, coordinator.acks(), ctx.clock(), ctx.counters(), ctx.limits());
+                s.exactlyOnce(), written, coordinator.acks(), ctx.clock(), ctx.counters(), ctx.limits());
         producers.openEpoch(firstEpoch); // tasks write to it from their first record
 
         List<Task> tasks = new ArrayList<>();
@@ -381,6 +384,18 @@ final class Execution implements SourceLoop.Execution {
     @Override
     public void started() {
         coordinator.start();
+    }
+
+    @Override
+    public boolean written(long epoch) {
+        return written != null && written.written(epoch);
+    }
+
+    @Override
+    public void closing(long epoch) {
+        if (written != null) {
+            written.closing(epoch);
+        }
     }
 
     @Override

@@ -24,6 +24,26 @@ public interface EpochOutput {
             Consumer<Exception> onFailure);
 
     /**
+     * Sends a record to one partition of {@code topic} (watermark markers go to every partition);
+     * outputs without partitions (tests, {@code weir test}) ignore {@code partition}.
+     */
+    default void send(
+            String topic,
+            int partition,
+            byte[] key,
+            byte[] value,
+            long timestamp,
+            List<Header> headers,
+            Consumer<Exception> onFailure) {
+        send(topic, key, value, timestamp, headers, onFailure);
+    }
+
+    /** How many partitions {@code topic} has; 1 for outputs without partitions. */
+    default int partitions(String topic) {
+        return 1;
+    }
+
+    /**
      * Blocks until every record sent so far is acknowledged by the broker. A task calls it at
      * barrier n so that none of its epoch n+1 records can land before its epoch n records.
      */

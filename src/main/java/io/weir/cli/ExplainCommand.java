@@ -68,6 +68,10 @@ public final class ExplainCommand implements Callable<Integer> {
                     .append("-<p>, one per partition of ")
                     .append(stage.input())
                     .append('\n');
+            String eventTime = plan.eventTime(stage);
+            if (eventTime != null) {
+                b.append("  time    ").append(eventTime).append('\n');
+            }
             for (Plan.StepPlan step : stage.steps()) {
                 b.append("  ")
                         .append(step.path())

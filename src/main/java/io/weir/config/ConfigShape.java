@@ -77,13 +77,31 @@ final class ConfigShape {
         sections.put("processing.state.rocksdb", List.of("block-cache", "write-buffer"));
         sections.put("dead-letter", List.of("topic", "oversized"));
         sections.put("http", List.of("port"));
-        sections.put("pipeline.source", List.of("topic", "format", "key-format"));
+        sections.put("pipeline.source", List.of("topic", "format", "key-format", "timestamp", "watermark"));
+        sections.put("pipeline.source.watermark", List.of("max-out-of-orderness", "idle-after"));
         sections.put("pipeline.map", List.of("set", "drop", "value"));
         sections.put("pipeline.key-by", List.of("by", "partitions"));
         sections.put("pipeline.dedupe", List.of("by", "within"));
         sections.put(
                 "pipeline.aggregate",
-                List.of("by", "key-as", "count", "sum", "min", "max", "avg", "first", "last", "emit"));
+                List.of(
+                        "by",
+                        "key-as",
+                        "window",
+                        "lateness",
+                        "late",
+                        "count",
+                        "sum",
+                        "min",
+                        "max",
+                        "avg",
+                        "first",
+                        "last",
+                        "emit"));
+        sections.put("pipeline.aggregate.window", List.of("tumbling", "hopping", "session"));
+        sections.put("pipeline.aggregate.window.hopping", List.of("size", "advance"));
+        sections.put("pipeline.aggregate.window.session", List.of("gap"));
+        sections.put("pipeline.aggregate.late", List.of("topic"));
         sections.put("pipeline.process", List.of("class", "with"));
         sections.put("pipeline.route", List.of("when", "sink", "default"));
         sections.put("pipeline.sink", List.of("topic", "format", "key-format", "key"));

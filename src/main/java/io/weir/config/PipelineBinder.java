@@ -1,6 +1,8 @@
 package io.weir.config;
 
+import io.weir.expr.Expression;
 import io.weir.expr.ExpressionTypes;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -172,9 +174,31 @@ final class PipelineBinder {
                 TOPIC_RULE);
         Format format = section.choice("format", Format.JSON);
         Format keyFormat = section.choice("key-format", Format.STRING);
+        ExpressionTypes types = new ExpressionTypes(StepContext.kind(format), StepContext.kind(keyFormat));
+        Optional<Expression> timestamp = section.node("timestamp")
+                .flatMap(node -> ExpressionBinder.expression(node, section.path("timestamp"), types, section.errors()));
+        timestamp
+                .filter(t -> !TIMESTAMP_TYPES.contains(t.resultTypeName()))
+                .ifPresent(t -> section.error(
+                        section.originOf("timestamp"),
+                        section.path("timestamp") + " must give epoch milliseconds (an int) or an RFC 3339 "
+                                + "string, this gives " + t.resultTypeName()));
+        Optional<SourceStep.Watermark> watermark = Optional.empty();
+        if (section.node("watermark").isPresent()) {
+            Section w = section.section("watermark");
+            Duration bound = w.duration("max-out-of-orderness", Duration.ZERO, true);
+            Optional<Duration> idleAfter = w.node("idle-after").isPresent()
+                    ? Optional.of(w.duration("idle-after", Duration.ofSeconds(1), false))
+                    : Optional.empty();
+            w.rejectUnknownKeys();
+            watermark = Optional.of(new SourceStep.Watermark(bound, idleAfter));
+        }
         section.rejectUnknownKeys();
-        return section.build(mark, () -> new SourceStep(topic.orElseThrow(), format, keyFormat));
+        Optional<SourceStep.Watermark> w = watermark;
+        return section.build(mark, () -> new SourceStep(topic.orElseThrow(), format, keyFormat, timestamp, w));
     }
+
+    private static final List<String> TIMESTAMP_TYPES = List.of("int", "string", "dyn", "any");
 
     private static Optional<Step> aggregate(Section section, Origin origin, StepContext context) {
         Optional<AggregateStep> aggregate = AggregateBinder.bind(section);

@@ -14,4 +14,6 @@ public final class Counters {
     public final LongAdder dropped = new LongAdder();
     /** Dead letters whose key or value was cut or dropped to fit the dead-letter topic's limit. */
     public final LongAdder oversizedDeadLetters = new LongAdder();
+    /** Records whose window had closed, sent to the late topic or the dead-letter topic. */
+    public final LongAdder late = new LongAdder();
 }

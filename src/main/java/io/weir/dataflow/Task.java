@@ -36,6 +36,13 @@ import org.slf4j.LoggerFactory;
 public final class Task {
     private static final Logger LOG = LoggerFactory.getLogger(Task.class);
     private static final long PROCESSING_TIMER_PERIOD_MS = 10;
+    private static final String WATERMARKS = "watermarks";
+    /** Header of a watermark marker: the upstream task's watermark, or "idle". */
+    public static final String MARKER = "weir.watermark";
+    /** Header of a watermark marker: the upstream task's name. */
+    public static final String MARKER_TASK = "weir.watermark.task";
+    /** Header of a watermark marker: how many tasks the upstream stage has. */
+    public static final String MARKER_TASKS = "weir.watermark.tasks";
 
     private final Stage stage;
     private final String name;
@@ -47,11 +54,17 @@ public final class Task {
     private final String[] steps;
     private final InputPartition[] inputs;
     private final Collector[] downstream;
-    private final long[] channelWatermarks;
+    private final WatermarkTracker time;
+    private final Watermarks watermarks;
+    private final OperatorContext timestampContext;
     private final AtomicReference<Exception> sendFailure = new AtomicReference<>();
     private final java.util.function.Consumer<Exception> onSendFailure = e -> sendFailure.compareAndSet(null, e);
     private EpochOutput output;
     private long watermark = Long.MIN_VALUE;
+    /** The watermark and idleness last written as markers downstream. */
+    private long markedWatermark = Long.MIN_VALUE;
+
+    private boolean markedIdle;
     private long nextProcessingTimerCheck;
     private Channel currentInput;
     private long currentOffset = -1;
@@ -75,9 +88,20 @@ public final class Task {
         this.state = state;
         this.env = env;
         this.output = env.outputs().output(firstEpoch);
-        this.channelWatermarks = new long[channels.size()];
         this.inputs = channels.stream().map(c -> InputPartition.parse(c.name())).toArray(InputPartition[]::new);
-        Arrays.fill(channelWatermarks, Long.MIN_VALUE);
+        this.watermarks = stage.watermarks();
+        this.time = new WatermarkTracker(
+                channels.stream().map(Channel::name).toArray(String[]::new),
+                watermarks.maxOutOfOrdernessMs(),
+                watermarks.idleAfterMs(),
+                env.clock().getAsLong());
+        this.timestampContext = context("timestamp");
+        byte[] restoredTime = state.taskEntry(WATERMARKS);
+        if (restoredTime != null) {
+            time.restore(restoredTime);
+            watermark = time.watermark();
+            markedWatermark = watermark;
+        }
         this.operators = new Operator[stage.operators().size()];
         this.steps = new String[operators.length];
         for (int i = 0; i < operators.length; i++) {
@@ -130,6 +154,14 @@ public final class Task {
             done++;
         }
         fireProcessingTimers();
+        if (stage.eventTime() && time.checkIdle(env.clock().getAsLong())) {
+            advanceWatermark();
+        }
+        if (done == 0) {
+            // Nothing read: a watermark that moved (idleness, markers) goes downstream now, else it
+            // goes at the next barrier.
+            publishWatermark();
+        }
         return done;
     }
 
@@ -158,30 +190,75 @@ public final class Task {
         return best;
     }
 
-    private void process(Channel channel, Record record) {
+    private void process(Channel channel, Record record) throws Exception {
+        if (watermarks.fromUpstream() && record.key() == null && marker(channel, record)) {
+            return;
+        }
         env.counters().recordsIn.increment();
         state.setCurrentKey(record.key());
         currentInput = channel;
         currentOffset = record.offset();
         currentKey = RecordKey.ofBytes(record.key(), stage.keyCodec());
+        long timestamp = Long.MIN_VALUE;
+        boolean timed = false;
         try {
             Object value = stage.valueCodec().decode(record.value());
             Event event = new Event(currentKey, value, record.timestamp(), record.headers());
+            if (watermarks.timestamps() != null) {
+                try {
+                    event = new Event(
+                            currentKey,
+                            value,
+                            watermarks.timestamps().timestamp(event, timestampContext),
+                            record.headers());
+                } catch (BadRecordException e) {
+                    throw e.at("pipeline.0.source.timestamp");
+                }
+            }
+            timestamp = event.timestamp();
+            timed = true;
             invoke(0, event);
+        } catch (LateRecordException e) {
+            env.counters().late.increment();
+            deadLetter(channel, record, e, e.topic() == null ? stage.deadLetterTopic() : e.topic());
         } catch (BadRecordException e) {
-            deadLetter(channel, record, e);
+            deadLetter(channel, record, e, stage.deadLetterTopic());
         }
-        if (stage.eventTime() && record.timestamp() > channelWatermarks[channel.index()]) {
-            // Without watermarks from the source, a partition's event time is the highest timestamp
-            // read from it (stream time); the task's is the lowest over its inputs.
-            try {
-                onWatermark(channel.index(), record.timestamp());
-            } catch (RuntimeException e) {
-                throw e;
-            } catch (Exception e) {
-                throw new OperatorFailure(name, e);
+        if (stage.eventTime() && !watermarks.fromUpstream()) {
+            // A partition's watermark is the highest timestamp read from it less the disorder
+            // allowed; the task's is the lowest over its active inputs.
+            long now = env.clock().getAsLong();
+            if (timed ? time.onRecord(channel.index(), timestamp, now) : time.onActivity(channel.index(), now)) {
+                advanceWatermark();
             }
         }
+    }
+
+    /**
+     * Handles {@code record} if it is a watermark marker of an upstream task (no key, the marker
+     * headers): it updates event time and goes no further, never reaching an operator or a sink.
+     */
+    private boolean marker(Channel channel, Record record) throws Exception {
+        String w = null;
+        String task = null;
+        int tasks = 0;
+        for (Header h : record.headers()) {
+            String v = new String(h.value(), StandardCharsets.UTF_8);
+            switch (h.key()) {
+                case MARKER -> w = v;
+                case MARKER_TASK -> task = v;
+                case MARKER_TASKS -> tasks = Integer.parseInt(v);
+                default -> {}
+            }
+        }
+        if (w == null || task == null || tasks < 1) {
+            return false;
+        }
+        long value = w.equals("idle") ? WatermarkTracker.IDLE : Long.parseLong(w);
+        if (time.onMarker(channel.index(), task, tasks, value)) {
+            advanceWatermark();
+        }
+        return true;
     }
 
     /** Runs operator {@code index} of the chain on {@code event}; past the last one, nothing remains. */
@@ -211,7 +288,7 @@ public final class Task {
         env.counters().recordsOut.increment();
     }
 
-    private void deadLetter(Channel channel, Record record, BadRecordException e) {
+    private void deadLetter(Channel channel, Record record, BadRecordException e, String topic) {
         List<Header> headers = new ArrayList<>(record.headers());
         headers.add(header("weir.error", e.getMessage()));
         if (e.step() != null) {
@@ -227,7 +304,6 @@ public final class Task {
         headers.add(header("weir.topic", channel.name().substring(0, dash)));
         headers.add(header("weir.partition", channel.name().substring(dash + 1)));
         headers.add(header("weir.offset", Long.toString(record.offset())));
-        String topic = stage.deadLetterTopic();
         byte[] key = record.key();
         byte[] value = record.value();
         int max = env.limits().maxBytes().applyAsInt(topic);
@@ -257,7 +333,9 @@ public final class Task {
             }
         }
         output.send(topic, key, value, record.timestamp(), headers, onSendFailure);
-        env.counters().deadLetters.increment();
+        if (!(e instanceof LateRecordException)) {
+            env.counters().deadLetters.increment();
+        }
         LOG.debug("{}: record at {}@{} sent to {}: {}", name, channel, record.offset(), topic, e.getMessage());
     }
 
@@ -283,6 +361,10 @@ public final class Task {
      */
     private void snapshot(long checkpointId) throws Exception {
         long started = env.clock().getAsLong();
+        if (stage.eventTime()) {
+            publishWatermark();
+            state.putTaskEntry(WATERMARKS, time.snapshot());
+        }
         SnapshotPart part = state.store().snapshot(checkpointId);
         output.flush();
         throwSendFailure();
@@ -291,18 +373,46 @@ public final class Task {
     }
 
     private void onWatermark(int channel, long timestamp) throws Exception {
-        channelWatermarks[channel] = Math.max(channelWatermarks[channel], timestamp);
-        long min = Long.MAX_VALUE;
-        for (long w : channelWatermarks) {
-            min = Math.min(min, w);
+        if (time.onChannelWatermark(channel, timestamp)) {
+            advanceWatermark();
         }
-        if (min <= watermark) {
-            return;
-        }
-        watermark = min;
+    }
+
+    /** The task's watermark advanced: event-time timers due fire, then operators hear of it. */
+    private void advanceWatermark() throws Exception {
+        watermark = time.watermark();
         fireTimers(TimerDomain.EVENT_TIME, watermark);
         for (int i = 0; i < operators.length; i++) {
             operators[i].onWatermark(watermark, downstream[i]);
+        }
+    }
+
+    /**
+     * Writes the task's watermark (or that it is idle) into every partition of the next stage's
+     * repartition topic, as a marker record in the current epoch, if it changed since the last
+     * marker. The next stage takes the lowest over all upstream tasks. {@code weir test} calls it
+     * after every input; the runtime at every barrier and whenever a run found nothing to read.
+     */
+    public void publishWatermark() {
+        String topic = watermarks.markerTopic();
+        if (topic == null) {
+            return;
+        }
+        boolean idle = time.idle();
+        if (idle == markedIdle && (idle || watermark <= markedWatermark)) {
+            return;
+        }
+        markedIdle = idle;
+        markedWatermark = watermark;
+        List<Header> headers = List.of(
+                header(MARKER, idle ? "idle" : Long.toString(watermark)),
+                header(MARKER_TASK, name),
+                header(
+                        MARKER_TASKS,
+                        Integer.toString(output.partitions(stage.inputTopics().get(0)))));
+        int partitions = output.partitions(topic);
+        for (int p = 0; p < partitions; p++) {
+            output.send(topic, p, null, null, -1, headers, onSendFailure);
         }
     }
 

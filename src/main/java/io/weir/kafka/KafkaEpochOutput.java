@@ -19,6 +19,18 @@ record KafkaEpochOutput(long epoch, Producer<byte[], byte[]> producer) implement
             long timestamp,
             List<Header> headers,
             Consumer<Exception> onFailure) {
+        send(topic, -1, key, value, timestamp, headers, onFailure);
+    }
+
+    @Override
+    public void send(
+            String topic,
+            int partition,
+            byte[] key,
+            byte[] value,
+            long timestamp,
+            List<Header> headers,
+            Consumer<Exception> onFailure) {
         List<org.apache.kafka.common.header.Header> kafkaHeaders = List.of();
         if (!headers.isEmpty()) {
             kafkaHeaders = new ArrayList<>(headers.size());
@@ -27,12 +39,23 @@ record KafkaEpochOutput(long epoch, Producer<byte[], byte[]> producer) implement
             }
         }
         producer.send(
-                new ProducerRecord<>(topic, null, timestamp < 0 ? null : timestamp, key, value, kafkaHeaders),
+                new ProducerRecord<>(
+                        topic,
+                        partition < 0 ? null : partition,
+                        timestamp < 0 ? null : timestamp,
+                        key,
+                        value,
+                        kafkaHeaders),
                 (metadata, e) -> {
                     if (e != null) {
                         onFailure.accept(e);
                     }
                 });
+    }
+
+    @Override
+    public int partitions(String topic) {
+        return producer.partitionsFor(topic).size();
     }
 
     @Override

@@ -82,6 +82,17 @@ public final class SourceLoop implements Runnable {
         /** Wakes the worker that reads the channel of {@code partition}. */
         void wake(InputPartition partition);
 
+        /**
+         * Whether a task wrote to {@code epoch} (timers, idleness, watermark markers): then barrier
+         * {@code epoch} is injected even without new input, so its transaction commits.
+         */
+        default boolean written(long epoch) {
+            return false;
+        }
+
+        /** Barrier {@code epoch} was injected. */
+        default void closing(long epoch) {}
+
         /** The loop installed this execution and seeked its partitions: checkpoints may begin. */
         void started();
 
@@ -219,8 +230,8 @@ public final class SourceLoop implements Runnable {
             if (forExecution != execution || execution == null) {
                 return;
             }
-            if (recordsSinceBarrier == 0) {
-                LOG.debug("barrier {} skipped: no input since the last one", checkpointId);
+            if (recordsSinceBarrier == 0 && !execution.written(checkpointId)) {
+                LOG.debug("barrier {} skipped: no input and no output since the last one", checkpointId);
                 receiver.skipped(checkpointId);
                 return;
             }
@@ -236,6 +247,7 @@ public final class SourceLoop implements Runnable {
                 execution.wake(f.partition);
             }
             recordsSinceBarrier = 0;
+            execution.closing(checkpointId);
             LOG.debug("barrier {} injected at {}", checkpointId, positions);
             receiver.injected(checkpointId, positions, consumer.groupMetadata());
         });

@@ -88,7 +88,7 @@ public final class Aggregate implements Operator {
      * The row of a key: [count, sums…, mins…, maxes…, (avg sum, avg count)…, firsts…, lasts…], each
      * a value of the {@link Json} model (null until the first record).
      */
-    private int rowLength() {
+    int rowLength() {
         return 1 + sumIn.length + minIn.length + maxIn.length + 2 * avgIn.length + firstIn.length + lastIn.length;
     }
 
@@ -99,10 +99,26 @@ public final class Aggregate implements Operator {
 
     @Override
     public void process(Event event, Collector out) {
+        Object key = key(event);
+        Object[] next = update(state.value(), event);
+        state.update(next);
+        out.emit(event.withValue(output(key, next)));
+    }
+
+    /** The record's key; a record without one is refused. */
+    static Object key(Event event) {
         Object key = event.key().value();
         if (key == null) {
             throw new BadRecordException("aggregate by key needs a record key, and this record has none");
         }
+        return key;
+    }
+
+    /**
+     * The row {@code stored} (null: none yet) updated with {@code event}, as a new array; throws
+     * {@link BadRecordException} before anything changed when the record cannot be aggregated.
+     */
+    Object[] update(Object[] stored, Event event) {
         Map<?, ?> in = null;
         if (spec.readsFields()) {
             if (!(event.value() instanceof Map<?, ?> map)) {
@@ -110,7 +126,6 @@ public final class Aggregate implements Operator {
             }
             in = map;
         }
-        Object[] stored = state.value();
         Object[] row = stored != null ? stored : new Object[rowLength()];
         // Compute every new cell before writing any, so that a refused record changes nothing.
         Object[] next = row.clone();
@@ -141,11 +156,42 @@ public final class Aggregate implements Operator {
         for (int f = 0; f < lastIn.length; f++, i++) {
             next[i] = field(in, lastIn[f]);
         }
-        state.update(next);
-        out.emit(event.withValue(output(key, next)));
+        return next;
     }
 
-    private Map<String, Object> output(Object key, Object[] row) {
+    /**
+     * Two rows combined, as when session windows merge: {@code earlier}'s first values and
+     * {@code later}'s last ones. Throws {@link BadRecordException} when a sum would overflow.
+     */
+    Object[] merge(Object[] earlier, Object[] later) {
+        Object[] next = new Object[rowLength()];
+        int i = 0;
+        next[i] = (Long) earlier[i] + (Long) later[i];
+        i++;
+        for (int f = 0; f < sumIn.length; f++, i++) {
+            next[i] = Numbers.add(earlier[i], later[i], sumIn[f]);
+        }
+        for (int f = 0; f < minIn.length; f++, i++) {
+            next[i] = Numbers.compare(later[i], earlier[i]) < 0 ? later[i] : earlier[i];
+        }
+        for (int f = 0; f < maxIn.length; f++, i++) {
+            next[i] = Numbers.compare(later[i], earlier[i]) > 0 ? later[i] : earlier[i];
+        }
+        for (int f = 0; f < avgIn.length; f++, i += 2) {
+            next[i] = Numbers.addOrWiden(earlier[i], later[i]);
+            next[i + 1] = (Long) earlier[i + 1] + (Long) later[i + 1];
+        }
+        for (int f = 0; f < firstIn.length; f++, i++) {
+            next[i] = earlier[i];
+        }
+        for (int f = 0; f < lastIn.length; f++, i++) {
+            next[i] = later[i];
+        }
+        return next;
+    }
+
+    /** The output document of a row: the key under key-as, then the aggregates asked for. */
+    Map<String, Object> output(Object key, Object[] row) {
         Map<String, Object> doc = new LinkedHashMap<>();
         doc.put(spec.keyAs(), key instanceof byte[] b ? Codecs.STRING.decode(b) : key);
         int i = 0;

@@ -86,6 +86,10 @@ public final class WeirMetrics implements InstanceEvents, AutoCloseable {
         counter("weir.records.out", "Records written to the output topics", c.recordsOut);
         counter("weir.records.dead.lettered", "Records sent to the dead-letter topic", c.deadLetters);
         counter("weir.records.dropped", "Records a filter, dedupe or route dropped on purpose", c.dropped);
+        counter(
+                "weir.records.late",
+                "Records whose window had already closed, sent to the late topic or the dead-letter topic",
+                c.late);
         Instance.Stats stats = instance.stats();
         FunctionCounter.builder("weir.failovers", stats, Instance.Stats::failovers)
                 .description("Executions that failed and were stopped to be restarted")

@@ -21,7 +21,10 @@ import java.util.function.Consumer;
  * operators over memory state, one task per stage (state is per key, so one task computes what
  * many would), each stage fed what the one before wrote to its repartition topic, in order. Event
  * time and dead letters behave as in a real run; there are no checkpoints, and processing time is
- * the timestamp of the latest input.
+ * the timestamp of the latest input. Each stage has one task reading one partition, so a
+ * watermark's {@code idle-after} never matters here; a stage's watermark goes to the next stage
+ * after every input record (as markers in its repartition topic, as in a real run). Input ends
+ * without a final watermark: a window closes only when later input moves the watermark past it.
  */
 public final class LocalRun {
     /** An input record of the first stage. */
@@ -89,6 +92,7 @@ public final class LocalRun {
                 while (!channel.isEmpty()) {
                     task.run(1024);
                 }
+                task.publishWatermark(); // the next stage's windows close as in a real run
             }
             task.run(0); // processing-time timers due at the last input's time
         }

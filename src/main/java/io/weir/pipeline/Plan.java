@@ -10,6 +10,7 @@ import io.weir.config.OperatorStep;
 import io.weir.config.ProcessStep;
 import io.weir.config.RouteStep;
 import io.weir.config.SinkStep;
+import io.weir.config.SourceStep;
 import io.weir.config.Step;
 import io.weir.config.WeirConfig;
 import java.util.ArrayList;
@@ -22,7 +23,7 @@ import java.util.Locale;
  * they had). Each stage's tasks are stage × partition; the stage's name prefixes their names, and
  * stage 0 is named after the application so the running-totals job keeps its task names.
  */
-public record Plan(String application, List<StagePlan> stages, List<TopicPlan> topics) {
+public record Plan(String application, SourceStep source, List<StagePlan> stages, List<TopicPlan> topics) {
 
     public Plan {
         stages = List.copyOf(stages);
@@ -69,6 +70,8 @@ public record Plan(String application, List<StagePlan> stages, List<TopicPlan> t
                     out.add(repartitionTopic + " (internal)");
                 } else if (s.step() instanceof SinkStep sink) {
                     out.add(sink.topic());
+                } else if (s.step() instanceof AggregateStep a && a.lateTopic().isPresent()) {
+                    out.add(a.lateTopic().get() + " (late records)");
                 } else if (s.step() instanceof RouteStep route) {
                     route.sinks().forEach(sink -> out.add(sink.topic()));
                 }
@@ -116,15 +119,67 @@ public record Plan(String application, List<StagePlan> stages, List<TopicPlan> t
         var terminal = pipeline.terminal();
         steps.add(new StepPlan("pipeline." + index + "." + terminal.type(), terminal, describe(terminal), "none"));
         stages.add(stage(app, stages.size(), input, keyFormat, valueFormat, steps, null));
-        for (SinkStep sink : pipeline.sinks()) {
-            if (topics.stream().noneMatch(t -> t.name().equals(sink.topic()))) {
-                topics.add(new TopicPlan(sink.topic(), Role.SINK, 0));
+        List<String> written = new ArrayList<>();
+        pipeline.sinks().forEach(sink -> written.add(sink.topic()));
+        for (OperatorStep step : pipeline.operators()) {
+            if (step instanceof AggregateStep a) {
+                a.lateTopic().ifPresent(written::add);
+            }
+        }
+        for (String topic : written) {
+            if (topics.stream().noneMatch(t -> t.name().equals(topic))) {
+                topics.add(new TopicPlan(topic, Role.SINK, 0));
             }
         }
         topics.add(new TopicPlan(config.deadLetter().topic(), Role.DEAD_LETTER, 0));
         topics.add(new TopicPlan(app + "-checkpoints", Role.CHECKPOINTS, 1));
         topics.add(new TopicPlan(app + "-snapshots", Role.SNAPSHOTS, 4));
-        return new Plan(app, stages, topics);
+        return new Plan(app, pipeline.source(), stages, topics);
+    }
+
+    /**
+     * Whether a stage's operators use event time: a dedupe, a custom operator (its timers), a
+     * windowed aggregate. The stages before it then send their watermarks on.
+     */
+    public static boolean needsEventTime(Plan.StagePlan stage) {
+        for (Plan.StepPlan step : stage.steps()) {
+            if (step.step() instanceof DedupeStep
+                    || step.step() instanceof ProcessStep
+                    || (step.step() instanceof AggregateStep a && a.window().isPresent())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * How a stage learns event time, for {@code weir explain}; null when it needs none (no
+     * event-time operator in it or after it).
+     */
+    public String eventTime(StagePlan stage) {
+        boolean later = false;
+        for (StagePlan s : stages) {
+            later |= s.index() > stage.index() && needsEventTime(s);
+        }
+        if (!later && !needsEventTime(stage)) {
+            return null;
+        }
+        String how;
+        if (stage.index() == 0) {
+            how = source.timestamp().map(t -> "timestamp = " + t.text()).orElse("Kafka record timestamps")
+                    + "; watermark per partition = highest timestamp − "
+                    + source.watermark()
+                            .map(w -> w.maxOutOfOrderness().toMillis())
+                            .orElse(0L) + " ms"
+                    + source.watermark()
+                            .flatMap(SourceStep.Watermark::idleAfter)
+                            .map(d -> ", a partition idle for " + d.toMillis() + " ms stops holding it back")
+                            .orElse("")
+                    + "; task watermark = lowest over its partitions";
+        } else {
+            how = "watermark = lowest over the upstream tasks' markers in " + stage.input();
+        }
+        return later ? how + "; sends its watermark downstream as markers in " + stage.repartitionTopic() : how;
     }
 
     private static StagePlan stage(
@@ -155,6 +210,21 @@ public record Plan(String application, List<StagePlan> stages, List<TopicPlan> t
         } else if (step instanceof DedupeStep d) {
             return "drops a record whose " + d.by().text() + " was seen within "
                     + d.within().toMillis() + " ms";
+        } else if (step instanceof AggregateStep a && a.window().isPresent()) {
+            AggregateStep.Window w = a.window().get();
+            String window =
+                    switch (w.kind()) {
+                        case TUMBLING -> "tumbling " + w.size().toMillis() + " ms";
+                        case HOPPING ->
+                            "hopping " + w.size().toMillis() + " ms every "
+                                    + w.advance().toMillis() + " ms";
+                        case SESSION -> "session, gap " + w.gap().toMillis() + " ms";
+                    };
+            return "aggregate per key and event-time window (" + window + ", lateness "
+                    + a.lateness().toMillis()
+                    + " ms, emit " + (a.emit() == AggregateStep.Emit.ON_CLOSE ? "on-close" : "every-update")
+                    + ", late records to " + a.lateTopic().orElse("the dead-letter topic") + "): "
+                    + String.join(", ", a.outputFields());
         } else if (step instanceof AggregateStep a) {
             return "running aggregate per key: " + String.join(", ", a.outputFields());
         } else if (step instanceof ProcessStep p) {
@@ -175,6 +245,8 @@ public record Plan(String application, List<StagePlan> stages, List<TopicPlan> t
         if (step instanceof DedupeStep d) {
             return "per key: ids seen in the last " + d.within().toMillis()
                     + " ms (map state, expired by event-time timers)";
+        } else if (step instanceof AggregateStep a && a.window().isPresent()) {
+            return "per key: one row per open window (map state, dropped at the close by event-time timers)";
         } else if (step instanceof AggregateStep) {
             return "per key: one row of aggregates (value state)";
         } else if (step instanceof ProcessStep) {

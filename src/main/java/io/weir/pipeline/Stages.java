@@ -9,11 +9,13 @@ import io.weir.config.MapStep;
 import io.weir.config.ProcessStep;
 import io.weir.config.RouteStep;
 import io.weir.config.SinkStep;
+import io.weir.config.SourceStep;
 import io.weir.config.Step;
 import io.weir.dataflow.ChainedOperator;
 import io.weir.dataflow.Codec;
 import io.weir.dataflow.Operator;
 import io.weir.dataflow.Stage;
+import io.weir.dataflow.Watermarks;
 import io.weir.expr.Expression;
 import io.weir.operators.Aggregate;
 import io.weir.operators.Codecs;
@@ -24,6 +26,9 @@ import io.weir.operators.RecordFunction;
 import io.weir.operators.Repartition;
 import io.weir.operators.Route;
 import io.weir.operators.Sink;
+import io.weir.operators.WindowedAggregate;
+import io.weir.operators.Windows;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,13 +53,34 @@ public final class Stages {
      */
     public static List<Stage> of(Plan plan, String deadLetterTopic, Processors processors) {
         List<Stage> stages = new ArrayList<>();
+        int count = plan.stages().size();
         for (Plan.StagePlan sp : plan.stages()) {
             List<ChainedOperator> chain = new ArrayList<>();
-            boolean eventTime = false;
             for (Plan.StepPlan step : sp.steps()) {
                 chain.add(new ChainedOperator(step.path(), factory(plan, sp, step, processors)));
-                eventTime |= step.step() instanceof DedupeStep || step.step() instanceof ProcessStep;
             }
+            int i = sp.index();
+            boolean later = false;
+            for (int j = i + 1; j < count; j++) {
+                later |= Plan.needsEventTime(plan.stages().get(j));
+            }
+            boolean eventTime = Plan.needsEventTime(sp) || later;
+            SourceStep source = plan.source();
+            Watermarks watermarks = new Watermarks(
+                    i == 0 ? source.timestamp().map(EventTimestamps::new).orElse(null) : null,
+                    i == 0
+                            ? source.watermark()
+                                    .map(w -> w.maxOutOfOrderness().toMillis())
+                                    .orElse(0L)
+                            : 0,
+                    i == 0
+                            ? source.watermark()
+                                    .flatMap(SourceStep.Watermark::idleAfter)
+                                    .map(Duration::toMillis)
+                                    .orElse(0L)
+                            : 0,
+                    i > 0 && eventTime,
+                    later ? sp.repartitionTopic() : null);
             stages.add(new Stage(
                     sp.name(),
                     List.of(sp.input()),
@@ -62,7 +88,8 @@ public final class Stages {
                     codec(sp.valueFormat()),
                     chain,
                     deadLetterTopic,
-                    eventTime));
+                    eventTime,
+                    watermarks));
         }
         return stages;
     }
@@ -94,6 +121,15 @@ public final class Stages {
         } else if (s instanceof AggregateStep a) {
             Aggregate.Spec spec = new Aggregate.Spec(
                     a.keyAs(), a.count().orElse(null), a.sum(), a.min(), a.max(), a.avg(), a.first(), a.last());
+            if (a.window().isPresent()) {
+                Windows windows = windows(a.window().get());
+                long lateness = a.lateness().toMillis();
+                WindowedAggregate.Emit emit = a.emit() == AggregateStep.Emit.ON_CLOSE
+                        ? WindowedAggregate.Emit.ON_CLOSE
+                        : WindowedAggregate.Emit.EVERY_UPDATE;
+                String late = a.lateTopic().orElse(null);
+                return () -> new WindowedAggregate(spec, windows, lateness, emit, late);
+            }
             return () -> new Aggregate(spec);
         } else if (s instanceof ProcessStep p) {
             return processors.make(path, p.className(), p.with());
@@ -113,6 +149,14 @@ public final class Stages {
             };
         }
         throw new IllegalArgumentException("no operator for step " + s.type() + " at " + path);
+    }
+
+    static Windows windows(AggregateStep.Window w) {
+        return switch (w.kind()) {
+            case TUMBLING -> Windows.tumbling(w.size().toMillis());
+            case HOPPING -> Windows.hopping(w.size().toMillis(), w.advance().toMillis());
+            case SESSION -> Windows.session(w.gap().toMillis());
+        };
     }
 
     private static Sink sink(SinkStep sink, String path) {

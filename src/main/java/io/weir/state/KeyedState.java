@@ -15,7 +15,8 @@ import java.util.Map;
  *
  * <p>Key layout in the store: state entries are {@code 0x01, name length, name, key length (4),
  * key, user key}; timers are {@code 0x02, domain, timestamp (8, sign-flipped so unsigned order is
- * time order), owner length, owner, key}. The layout is the same for every backend, so snapshots of one can be compared
+ * time order), owner length, owner, key}; the task's own entries (such as its watermarks) are
+ * {@code 0x03, name}. The layout is the same for every backend, so snapshots of one can be compared
  * with another's.
  *
  * <p>Threading: the task thread only.
@@ -23,6 +24,7 @@ import java.util.Map;
 public final class KeyedState {
     private static final byte STATE = 0x01;
     private static final byte TIMER = 0x02;
+    private static final byte TASK = 0x03;
 
     private final StateStore store;
     private byte[] currentKey = new byte[0];
@@ -161,6 +163,23 @@ public final class KeyedState {
                 store.delete(prefix(ns));
             }
         };
+    }
+
+    /**
+     * An entry of the task itself rather than of a key, such as its watermarks: snapshotted and
+     * restored with the keyed state. Null when absent.
+     */
+    public byte[] taskEntry(String name) {
+        return store.get(taskKey(name));
+    }
+
+    public void putTaskEntry(String name, byte[] value) {
+        store.put(taskKey(name), value);
+    }
+
+    private static byte[] taskKey(String name) {
+        byte[] n = name.getBytes(StandardCharsets.UTF_8);
+        return ByteBuffer.allocate(1 + n.length).put(TASK).put(n).array();
     }
 
     /** The timers of one owner (an operator of the chain), so a fired timer reaches its owner only. */

@@ -1,0 +1,52 @@
+package io.weir.pipeline;
+
+import io.weir.dataflow.BadRecordException;
+import io.weir.dataflow.Event;
+import io.weir.dataflow.OperatorContext;
+import io.weir.dataflow.TimestampAssigner;
+import io.weir.expr.Expression;
+import io.weir.operators.Json;
+import io.weir.operators.RecordFunction;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+
+/**
+ * The source's {@code timestamp:} expression as a {@link TimestampAssigner}: an int result is epoch
+ * milliseconds, a string result an RFC 3339 date-time ({@code 2024-05-01T12:00:00.250Z}); anything
+ * else, or a failed evaluation, sends the record to the dead-letter topic.
+ */
+final class EventTimestamps implements TimestampAssigner {
+    static final String STEP = "pipeline.0.source.timestamp";
+
+    private final RecordFunction expression;
+    private final String text;
+
+    EventTimestamps(Expression expression) {
+        this.expression = ExpressionFunction.of(expression, STEP);
+        this.text = expression.text();
+    }
+
+    @Override
+    public long timestamp(Event event, OperatorContext context) {
+        Object v = expression.apply(event, context);
+        if (v instanceof Long ms) {
+            return ms;
+        }
+        if (v instanceof String s) {
+            try {
+                return OffsetDateTime.parse(s).toInstant().toEpochMilli();
+            } catch (DateTimeParseException | ArithmeticException e) {
+                throw new BadRecordException(
+                        "timestamp '" + s + "' is not an RFC 3339 date-time such as 2024-05-01T12:00:00Z",
+                        STEP,
+                        text,
+                        e);
+            }
+        }
+        throw new BadRecordException(
+                "timestamp must be epoch milliseconds (an int) or an RFC 3339 string, was " + Json.describe(v),
+                STEP,
+                text,
+                null);
+    }
+}

@@ -1,0 +1,114 @@
+package io.weir.dataflow;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.weir.element.Barrier;
+import io.weir.element.Record;
+import io.weir.fixtures.CapturingAcks;
+import io.weir.fixtures.FakeClock;
+import io.weir.fixtures.RecordingEpochOutputs;
+import io.weir.operators.Aggregate;
+import io.weir.operators.Codecs;
+import io.weir.operators.Sink;
+import io.weir.operators.WindowedAggregate;
+import io.weir.operators.Windows;
+import io.weir.state.KeyedState;
+import io.weir.state.MemoryStateStore;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A real task with a windowed aggregate: the watermark is part of its checkpoint, so a task made
+ * anew over the state of a barrier (a restart) treats a record for a window closed before the
+ * barrier as late instead of sending that window a second time; an idle partition stops holding
+ * the windows back.
+ */
+class EventTimeTaskTest {
+    private final RecordingEpochOutputs outputs = new RecordingEpochOutputs();
+    private final CapturingAcks acks = new CapturingAcks(outputs::nextSeq);
+    private final FakeClock clock = new FakeClock();
+
+    private Task task(MemoryStateStore store, List<Channel> channels, long idleAfter, long firstEpoch) {
+        Aggregate.Spec spec =
+                new Aggregate.Spec("user", "count", Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of());
+        Stage stage = new Stage(
+                "w",
+                List.of("in"),
+                Codecs.STRING,
+                Codecs.JSON,
+                List.of(
+                        new ChainedOperator(
+                                "pipeline.1.aggregate",
+                                () -> new WindowedAggregate(
+                                        spec, Windows.tumbling(1_000), 0, WindowedAggregate.Emit.ON_CLOSE, null)),
+                        new ChainedOperator(
+                                "pipeline.2.sink", () -> new Sink("out", Codecs.STRING, Codecs.JSON, null))),
+                "dlq",
+                true,
+                new Watermarks(null, 100, idleAfter, false, null));
+        TaskEnvironment env = new TaskEnvironment(true, outputs, acks, clock, new Counters());
+        return new Task(stage, 0, channels, new KeyedState(store), env, firstEpoch);
+    }
+
+    private static Record record(long offset, long ts) {
+        return new Record("u1".getBytes(StandardCharsets.UTF_8), "{}".getBytes(StandardCharsets.UTF_8), ts, offset);
+    }
+
+    private long count(String topic) {
+        return outputs.log().stream().filter(e -> topic.equals(e.topic())).count();
+    }
+
+    @Test
+    void aRestartedTaskKeepsItsWatermarkSoAClosedWindowIsNeverSentTwice() throws Exception {
+        MemoryStateStore store = new MemoryStateStore("w-0");
+        Channel in = new Channel(0, "in-0", 1_000);
+        Task first = task(store, List.of(in), 0, 1);
+        in.put(record(0, 500));
+        in.put(record(1, 1_200)); // watermark 1100: window [0, 1000) closes
+        in.put(new Barrier(1));
+        first.run(100);
+        assertEquals(1, count("out"));
+        assertEquals(1, acks.ids().size(), "checkpoint 1 taken");
+
+        // A restart from checkpoint 1: a new task over that state; a record of the closed window
+        // replayed or arriving now is late.
+        Channel again = new Channel(0, "in-0", 1_000);
+        Task second = task(store, List.of(again), 0, 2);
+        again.put(record(2, 900));
+        second.run(100);
+        assertEquals(1, count("out"), "window [0, 1000) is not sent again");
+        assertEquals(1, count("dlq"));
+        assertEquals(
+                "late",
+                outputs.log().stream()
+                        .filter(e -> "dlq".equals(e.topic()))
+                        .findFirst()
+                        .orElseThrow()
+                        .header("weir.error"));
+    }
+
+    @Test
+    void anIdlePartitionStopsHoldingTheWatermarkAndRejoinsWithItsNextRecord() throws Exception {
+        Channel busy = new Channel(0, "in-0", 1_000);
+        Channel quiet = new Channel(1, "in-1", 1_000);
+        Task task = task(new MemoryStateStore("w-0"), List.of(busy, quiet), 5_000, 1);
+        busy.put(record(0, 500));
+        busy.put(record(1, 2_000));
+        task.run(100);
+        assertEquals(0, count("out"), "the quiet partition holds the watermark at its start");
+        clock.advance(java.time.Duration.ofMillis(5_000));
+        busy.put(record(2, 3_000));
+        task.run(100);
+        assertEquals(1, count("out"), "idle after 5 s: window [0, 1000) closes at watermark 2900");
+        quiet.put(record(0, 2_950));
+        busy.put(record(3, 9_000));
+        task.run(100);
+        assertEquals(1, count("out"), "back, the quiet partition (at 2850) holds the watermark at 2900 again");
+        assertEquals(0, count("dlq"), "2950 was not late: its window ends at 3000");
+        quiet.put(record(1, 3_500));
+        task.run(100);
+        assertEquals(2, count("out"), "watermark 3400: [2000, 3000) closes, [3000, 4000) stays open");
+    }
+}

@@ -1,0 +1,354 @@
+package io.weir.fault;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.weir.fixtures.KafkaFixture;
+import io.weir.fixtures.WeirProcess;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.DisplayNameGeneration;
+import org.junit.jupiter.api.DisplayNameGenerator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Windowed aggregates under {@code kill -9}: event time from a field, records out of order within
+ * the bound, the job in a child JVM killed at random moments and restarted. The verifier computes
+ * from the input the final watermark (the lowest over the partitions of their highest timestamp
+ * less the bound) and checks the read_committed output: exactly one result with the right count
+ * and sum for every key and window that watermark closed, none for a window it did not close,
+ * none twice. A watermark that a restart lost or moved back would send a closed window again; a
+ * window lost from state would be missing or short.
+ */
+@ExtendWith(KafkaFixture.class)
+@DisplayNameGeneration(DisplayNameGenerator.ReplaceUnderscores.class)
+class WindowKillIT {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int PARTITIONS = 4;
+    private static final int KILLS = Integer.getInteger("weir.test.kills", 3);
+    /**
+     * Event time starts an hour ago: results carry their window's time as timestamp, and a topic
+     * with the default retention (7 days) rolls and deletes segments of older timestamps at once.
+     */
+    private static final long BASE = System.currentTimeMillis() / 60_000 * 60_000 - 3_600_000;
+
+    @Test
+    @Timeout(value = 6, unit = TimeUnit.MINUTES)
+    void per_minute_counts_are_exact_and_sent_once_through_three_kills() throws Exception {
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        String app = KafkaFixture.uniqueTopic("kill-windows");
+        String events = KafkaFixture.createTopic(app + "-events", PARTITIONS);
+        String out = KafkaFixture.createTopic(app + "-out", PARTITIONS);
+        int count = 300_000;
+        int users = 200;
+        long bound = 5_000;
+        // user -> window start -> {count, sum}
+        Map<String, Map<Long, long[]>> expected = new HashMap<>();
+        long[] maxTs = new long[PARTITIONS];
+        int late = 0;
+        try (KafkaProducer<String, String> producer = producer()) {
+            for (int i = 0; i < count; i++) {
+                int user = random.nextInt(users);
+                int partition = user % PARTITIONS;
+                // Ten ms apart in event time, up to 4 s early: out of order, within the 5 s bound.
+                long ts = BASE + 10L * i - random.nextInt(4_000);
+                long amount = 1 + random.nextInt(100);
+                boolean isLate = i >= 60_000 && random.nextInt(200) == 0;
+                if (isLate) {
+                    // Five minutes behind: its minute closed long ago, on every interleaving.
+                    ts -= 300_000;
+                    late++;
+                }
+                maxTs[partition] = Math.max(maxTs[partition], ts);
+                producer.send(new ProducerRecord<>(
+                        events,
+                        partition,
+                        ts,
+                        "u" + user,
+                        "{\"user\":\"u" + user + "\",\"amount\":" + amount + ",\"ts\":" + ts + "}"));
+                if (isLate) {
+                    continue;
+                }
+                long[] e = expected.computeIfAbsent("u" + user, u -> new HashMap<>())
+                        .computeIfAbsent(ts - Math.floorMod(ts, 60_000L), w -> new long[2]);
+                e[0]++;
+                e[1] += amount;
+            }
+        }
+        long finalWatermark = Long.MAX_VALUE;
+        for (long m : maxTs) {
+            finalWatermark = Math.min(finalWatermark, m - bound);
+        }
+        Map<String, long[]> closed = new TreeMap<>(); // "user@start" -> {count, sum}
+        for (Map.Entry<String, Map<Long, long[]>> u : expected.entrySet()) {
+            for (Map.Entry<Long, long[]> w : u.getValue().entrySet()) {
+                if (w.getKey() + 60_000 <= finalWatermark) {
+                    closed.put(u.getKey() + "@" + w.getKey(), w.getValue());
+                }
+            }
+        }
+        runWithKills(
+                app,
+                "user-counts-per-minute.yaml",
+                List.of("pipeline.0.source.topic=" + events, "pipeline.2.sink.topic=" + out),
+                out,
+                closed.size(),
+                random,
+                seed);
+
+        Map<String, List<JsonNode>> results = new TreeMap<>();
+        for (ConsumerRecord<String, String> r : KafkaFixture.readAllCommitted(out)) {
+            JsonNode v = JSON.readTree(r.value());
+            assertEquals(
+                    v.get("windowStart").asLong() + 60_000, v.get("windowEnd").asLong(), v.toString());
+            results.computeIfAbsent(
+                            v.get("user").asText() + "@" + v.get("windowStart").asLong(), k -> new ArrayList<>())
+                    .add(v);
+        }
+        verify(closed, results, seed);
+        long deadLate = KafkaFixture.readAllCommitted(app + "-dlq").stream()
+                .filter(r -> "late"
+                        .equals(new String(r.headers().lastHeader("weir.error").value())))
+                .count();
+        assertEquals(late, deadLate, "seed " + seed + ": late records in the dead-letter topic, each once");
+    }
+
+    @Test
+    @Timeout(value = 6, unit = TimeUnit.MINUTES)
+    void sessions_after_a_repartition_topic_are_exact_and_sent_once_through_three_kills() throws Exception {
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        String app = KafkaFixture.uniqueTopic("kill-sessions");
+        String clicks = KafkaFixture.createTopic(app + "-clicks", PARTITIONS);
+        String out = KafkaFixture.createTopic(app + "-out", PARTITIONS);
+        String late = app + "-late";
+        int users = 300;
+        int perUser = 400;
+        long gap = 2_000;
+        long bound = 500;
+        // Each user clicks every 0.2-1.2 s, with a pause of 3 s (a new session) now and then.
+        List<long[]> all = new ArrayList<>(); // {ts, user, sendOrder}
+        Map<String, List<Long>> perUserTimes = new HashMap<>();
+        for (int u = 0; u < users; u++) {
+            long t = BASE + random.nextInt(1_000);
+            for (int i = 0; i < perUser; i++) {
+                t += random.nextInt(10) == 0 ? 3_000 : 200 + random.nextInt(1_000);
+                all.add(new long[] {t, u, t + random.nextInt(400)});
+                perUserTimes.computeIfAbsent("u" + u, k -> new ArrayList<>()).add(t);
+            }
+        }
+        // Sent in order of ts plus up to 400 ms: out of order, within the 500 ms bound.
+        all.sort(Comparator.comparingLong(e -> e[2]));
+        long[] maxTs = new long[PARTITIONS];
+        java.util.Arrays.fill(maxTs, Long.MIN_VALUE);
+        try (KafkaProducer<String, String> producer = producer()) {
+            for (long[] e : all) {
+                int partition = (int) (e[1] % PARTITIONS);
+                maxTs[partition] = Math.max(maxTs[partition], e[0]);
+                String time = Instant.ofEpochMilli(e[0]).toString();
+                producer.send(new ProducerRecord<>(
+                        clicks,
+                        partition,
+                        "c" + e[1],
+                        "{\"user\":\"u" + e[1] + "\",\"page\":\"p\",\"time\":\"" + time + "\"}"));
+            }
+        }
+        long finalWatermark = Long.MAX_VALUE;
+        for (long m : maxTs) {
+            finalWatermark = Math.min(finalWatermark, m - bound);
+        }
+        Map<String, long[]> closed = new TreeMap<>(); // "user@start" -> {count, end}
+        for (Map.Entry<String, List<Long>> u : perUserTimes.entrySet()) {
+            List<Long> times = u.getValue();
+            Collections.sort(times);
+            long start = times.get(0);
+            long last = start;
+            int n = 0;
+            for (long t : times) {
+                if (t - last >= gap) {
+                    if (last + gap <= finalWatermark) {
+                        closed.put(u.getKey() + "@" + start, new long[] {n, last + gap});
+                    }
+                    start = t;
+                    n = 0;
+                }
+                last = t;
+                n++;
+            }
+            if (last + gap <= finalWatermark) {
+                closed.put(u.getKey() + "@" + start, new long[] {n, last + gap});
+            }
+        }
+        runWithKills(
+                app,
+                "user-sessions.yaml",
+                List.of(
+                        "pipeline.0.source.topic=" + clicks,
+                        "pipeline.0.source.watermark.max-out-of-orderness=500ms",
+                        // A partition that finished would go idle and let the others' sessions close
+                        // beyond the final watermark the verifier computes.
+                        "pipeline.0.source.watermark.idle-after=1h",
+                        "pipeline.2.aggregate.window.session.gap=2s",
+                        "pipeline.2.aggregate.late.topic=" + late,
+                        "pipeline.3.sink.topic=" + out),
+                out,
+                closed.size(),
+                random,
+                seed);
+        Map<String, List<JsonNode>> results = new TreeMap<>();
+        for (ConsumerRecord<String, String> r : KafkaFixture.readAllCommitted(out)) {
+            JsonNode v = JSON.readTree(r.value());
+            results.computeIfAbsent(
+                            v.get("user").asText() + "@" + v.get("windowStart").asLong(), k -> new ArrayList<>())
+                    .add(v);
+        }
+        for (Map.Entry<String, long[]> e : closed.entrySet()) {
+            List<JsonNode> got = results.get(e.getKey());
+            if (got != null && got.size() == 1) {
+                assertEquals(e.getValue()[1], got.get(0).get("windowEnd").asLong(), "seed " + seed + ": end of " + e);
+            }
+        }
+        Map<String, long[]> counts = new TreeMap<>();
+        closed.forEach((k, v) -> counts.put(k, new long[] {v[0], -1}));
+        java.util.Set<String> uncommitted = new java.util.HashSet<>();
+        for (ConsumerRecord<String, String> r :
+                KafkaFixture.readAll(out, org.apache.kafka.common.IsolationLevel.READ_UNCOMMITTED)) {
+            JsonNode v = JSON.readTree(r.value());
+            String k = v.get("user").asText() + "@" + v.get("windowStart").asLong();
+            if (!results.containsKey(k)) {
+                uncommitted.add(k + "/" + r.partition() + "@" + r.offset());
+            }
+        }
+        System.out.printf(
+                "%s: only in aborted transactions: %d, such as %s%n",
+                app, uncommitted.size(), uncommitted.stream().limit(10).toList());
+        System.out.printf(
+                "%s: %d results, %d late, %d dead letters%n",
+                app,
+                results.size(),
+                KafkaFixture.readAllCommitted(late).size(),
+                KafkaFixture.readAllCommitted(app + "-dlq").size());
+        verify(counts, results, seed);
+        assertEquals(0, KafkaFixture.readAllCommitted(late).size(), "seed " + seed + ": nothing is late");
+    }
+
+    /** Exactly one result per closed window with its count (and sum when known), nothing else. */
+    private static void verify(Map<String, long[]> closed, Map<String, List<JsonNode>> results, long seed) {
+        for (Map.Entry<String, List<JsonNode>> r : results.entrySet()) {
+            assertTrue(
+                    closed.containsKey(r.getKey()),
+                    "seed " + seed + ": a result for " + r.getKey() + ", which the final watermark did not close: "
+                            + r.getValue());
+            assertEquals(1, r.getValue().size(), "seed " + seed + ": results for " + r.getKey() + ": " + r.getValue());
+        }
+        List<String> missing = new ArrayList<>();
+        closed.keySet().stream().filter(k -> !results.containsKey(k)).forEach(missing::add);
+        assertTrue(
+                missing.isEmpty(),
+                "seed " + seed + ": no result for " + missing.size() + " of " + closed.size()
+                        + " closed windows, such as " + missing.subList(0, Math.min(10, missing.size())));
+        for (Map.Entry<String, long[]> e : closed.entrySet()) {
+            List<JsonNode> got = results.get(e.getKey());
+            JsonNode v = got.get(0);
+            String countField = v.has("count") ? "count" : "clicks";
+            assertEquals(e.getValue()[0], v.get(countField).asLong(), "seed " + seed + ": count of " + e.getKey());
+            if (e.getValue()[1] >= 0) {
+                assertEquals(e.getValue()[1], v.get("sum").asLong(), "seed " + seed + ": sum of " + e.getKey());
+            }
+        }
+    }
+
+    private static KafkaProducer<String, String> producer() {
+        return new KafkaProducer<>(KafkaFixture.producerConfig(), new StringSerializer(), new StringSerializer());
+    }
+
+    /**
+     * Runs the example job in a child JVM, kills it {@link #KILLS} times, each once a random number
+     * of results more were committed (so that restarts restore from checkpoints, not from nothing),
+     * restarts it, and stops it gracefully
+     * once the committed output holds {@code expectedOutputs} results.
+     */
+    private static void runWithKills(
+            String app, String example, List<String> topics, String out, long expectedOutputs, Random random, long seed)
+            throws Exception {
+        System.out.printf("%s: seed %d, %d windows to close%n", app, seed, expectedOutputs);
+        List<String> overrides = new ArrayList<>(List.of(
+                "kafka.bootstrap=" + KafkaFixture.bootstrap(),
+                "application=" + app,
+                "instance-id=" + app + "-1",
+                "processing.checkpoint.interval=500ms",
+                "processing.state.dir=" + Path.of("target", "fault-state", app).toAbsolutePath()));
+        overrides.addAll(topics);
+        try (WeirProcess weir = WeirProcess.run(app, Path.of("config", "examples", example), overrides)) {
+            weir.start();
+            for (int kill = 0; kill < KILLS; kill++) {
+                long killAt = committed(out) + 1 + random.nextInt((int) (expectedOutputs / (KILLS + 2)));
+                await(app + " commits up to " + killAt + " results before kill " + (kill + 1))
+                        .atMost(Duration.ofSeconds(90))
+                        .pollInterval(Duration.ofMillis(20))
+                        .until(() -> {
+                            weir.assertAlive();
+                            return committed(out) >= killAt;
+                        });
+                weir.kill();
+                weir.start();
+            }
+            try {
+                await(app + " commits all " + expectedOutputs + " results")
+                        .atMost(Duration.ofSeconds(60))
+                        .pollInterval(Duration.ofSeconds(1))
+                        .until(() -> {
+                            weir.assertAlive();
+                            return KafkaFixture.readAllCommitted(out).size() >= expectedOutputs;
+                        });
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                // The verifier says which windows are missing, which is what one wants to know.
+                System.out.printf("%s: %s%n", app, e.getMessage());
+            }
+            weir.stop();
+        }
+    }
+
+    /**
+     * Records committed to {@code topic} so far: the sum of its last stable offsets, which counts
+     * transaction markers too, so a little more than the records.
+     */
+    private static long committed(String topic) throws Exception {
+        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            request.put(new TopicPartition(topic, p), OffsetSpec.latest());
+        }
+        return KafkaFixture.admin()
+                .listOffsets(request, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+                .all()
+                .get(30, TimeUnit.SECONDS)
+                .values()
+                .stream()
+                .mapToLong(i -> i.offset())
+                .sum();
+    }
+}
