@@ -107,8 +107,8 @@ class OverridesTest {
                         "--set processing.threads: processing.threads must be at least 1, was 0",
                         "--set processing.checkpoint.intervall: unknown key processing.checkpoint.intervall, "
                                 + "did you mean processing.checkpoint.interval?",
-                        "--set pipeline.1.aggregate.emit: pipeline.1.aggregate.emit must be every-update, "
-                                + "was on-close",
+                        "--set pipeline.1.aggregate.emit: pipeline.1.aggregate.emit on-close needs a window "
+                                + "(window: { tumbling: 1m }); without one, results are sent on every update",
                         "--set kafka.bootstrap: kafka.bootstrap: environment variable NOPE is not set and "
                                 + "${NOPE} has no default; set it or write ${NOPE:default}"),
                 errors);
