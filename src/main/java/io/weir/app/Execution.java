@@ -31,6 +31,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -78,6 +79,9 @@ final class Execution implements SourceLoop.Execution {
     private final Map<InputPartition, Channel> channels = new HashMap<>();
     private final Map<InputPartition, Worker> workerOf = new HashMap<>();
     private final Map<InputPartition, Long> startPositions = new HashMap<>();
+    /** Partitions of tables (lookups): read from the beginning when no checkpoint says where. */
+    private final Set<InputPartition> tables = new HashSet<>();
+
     private final List<Worker> workers = new ArrayList<>();
     private final Map<String, StateStore> stores = new HashMap<>();
     private EpochProducers producers;
@@ -191,6 +195,10 @@ final class Execution implements SourceLoop.Execution {
             List<Channel> taskChannels = new ArrayList<>();
             for (InputPartition ip : t.getValue()) {
                 Channel c = new Channel(taskChannels.size(), ip.toString(), s.channelCapacity());
+                Stage.SideInput side = stageOf.get(t.getKey()).sideInput(ip.topic());
+                if (side != null && side.table()) {
+                    tables.add(ip);
+                }
                 taskChannels.add(c);
                 channels.put(ip, c);
                 if (checkpoint != null) {
@@ -406,6 +414,11 @@ final class Execution implements SourceLoop.Execution {
     @Override
     public Map<InputPartition, Long> startPositions() {
         return startPositions;
+    }
+
+    @Override
+    public boolean readsFromBeginning(InputPartition partition) {
+        return tables.contains(partition);
     }
 
     @Override

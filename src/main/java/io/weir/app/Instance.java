@@ -175,8 +175,13 @@ public final class Instance implements AutoCloseable {
             }
             partitions = inputs.values().stream().max(Integer::compare).orElse(1);
             if (inputs.values().stream().distinct().count() > 1) {
-                throw new Topics.StartupException("input topics of one stage must have the same partition count "
-                        + "(co-partitioning), found " + inputs);
+                List<String> counts = new ArrayList<>();
+                for (String topic : settings.firstStage().inputTopics()) {
+                    counts.add(topic + " has " + inputs.get(topic) + " partitions");
+                }
+                throw new Topics.StartupException("the topics the first stage reads together must have the same "
+                        + "partition count (a join or lookup reads partition p of each with partition p of the "
+                        + "source), but " + String.join(" and ", counts));
             }
             topics.ensureInternal(settings.checkpointTopic(), settings.snapshotTopic());
             for (OutputTopic out : settings.outputs()) {

@@ -1,5 +1,6 @@
 package io.weir.cli;
 
+import io.weir.config.SideInput;
 import io.weir.config.WeirConfig;
 import io.weir.pipeline.Plan;
 import java.io.PrintWriter;
@@ -63,6 +64,22 @@ public final class ExplainCommand implements Callable<Integer> {
                     .append(", value ")
                     .append(stage.valueFormat().name().toLowerCase())
                     .append('\n');
+            for (Plan.StepPlan step : stage.steps()) {
+                SideInput side = Plan.sideInput(step.step());
+                if (side != null) {
+                    b.append("  reads   ")
+                            .append(side.topic())
+                            .append(" for ")
+                            .append(step.path())
+                            .append(", partition p with partition p of ")
+                            .append(stage.input())
+                            .append(" — key ")
+                            .append(side.keyFormat().name().toLowerCase())
+                            .append(", value ")
+                            .append(side.format().name().toLowerCase())
+                            .append('\n');
+                }
+            }
             b.append("  tasks   ")
                     .append(stage.name())
                     .append("-<p>, one per partition of ")

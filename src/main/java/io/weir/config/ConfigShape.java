@@ -25,8 +25,8 @@ final class ConfigShape {
     static final int MAX_NAME_LENGTH = 200;
 
     /** The pipeline's step types, in the order error messages list them. */
-    static final List<String> STEP_TYPES =
-            List.of("source", "filter", "map", "key-by", "dedupe", "aggregate", "process", "route", "sink");
+    static final List<String> STEP_TYPES = List.of(
+            "source", "filter", "map", "key-by", "dedupe", "join", "lookup", "aggregate", "process", "route", "sink");
 
     /**
      * Step types written with a CEL expression as their value ({@code - filter: "..."}); those
@@ -82,6 +82,10 @@ final class ConfigShape {
         sections.put("pipeline.map", List.of("set", "drop", "value"));
         sections.put("pipeline.key-by", List.of("by", "partitions"));
         sections.put("pipeline.dedupe", List.of("by", "within"));
+        sections.put("pipeline.join", List.of("with", "within", "type", "as"));
+        sections.put("pipeline.join.with", List.of("topic", "format", "key-format", "timestamp"));
+        sections.put("pipeline.lookup", List.of("table", "as", "type"));
+        sections.put("pipeline.lookup.table", List.of("topic", "format", "key-format", "timestamp"));
         sections.put(
                 "pipeline.aggregate",
                 List.of(

@@ -5,4 +5,4 @@ package io.weir.config;
  * re-keying, de-duplicating, aggregating, or a custom operator loaded from a plugin jar.
  */
 public sealed interface OperatorStep extends Step
-        permits FilterStep, MapStep, KeyByStep, DedupeStep, AggregateStep, ProcessStep {}
+        permits FilterStep, MapStep, KeyByStep, DedupeStep, AggregateStep, ProcessStep, JoinStep, LookupStep {}

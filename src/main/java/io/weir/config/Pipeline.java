@@ -44,10 +44,24 @@ public record Pipeline(SourceStep source, List<OperatorStep> operators, Terminal
         return terminal.sinks();
     }
 
+    /** The other topics the first stage reads: the joins' and lookups' in file order. */
+    public List<SideInput> sideInputs() {
+        List<SideInput> sides = new ArrayList<>();
+        for (OperatorStep step : operators) {
+            if (step instanceof JoinStep join) {
+                sides.add(join.with());
+            } else if (step instanceof LookupStep lookup) {
+                sides.add(lookup.table());
+            }
+        }
+        return sides;
+    }
+
     /** The topics the pipeline reads and writes, the source's first, each once. */
     public List<String> topics() {
         List<String> topics = new ArrayList<>();
         topics.add(source.topic());
+        sideInputs().stream().map(SideInput::topic).forEach(topics::add);
         sinks().stream().map(SinkStep::topic).filter(t -> !topics.contains(t)).forEach(topics::add);
         return List.copyOf(topics);
     }

@@ -91,7 +91,8 @@ final class PipelineBinder {
                                     context.defaultDeadLetter());
                         })
                         .orElse(context);
-            case "map", "aggregate" -> context.withTypes(new ExpressionTypes(ExpressionTypes.Kind.DYN, types.key()));
+            case "map", "aggregate", "join", "lookup" ->
+                context.withTypes(new ExpressionTypes(ExpressionTypes.Kind.DYN, types.key()));
             case "key-by" -> context.withTypes(new ExpressionTypes(types.value(), ExpressionTypes.Kind.DYN));
             case "process" -> context.withTypes(ExpressionTypes.DYN);
             default -> context;
@@ -159,6 +160,8 @@ final class PipelineBinder {
                     case "dedupe" -> OperatorBinder.dedupe(section, context);
                     case "process" -> ProcessBinder.bind(section);
                     case "aggregate" -> aggregate(section, origin, context);
+                    case "join" -> JoinBinder.join(section);
+                    case "lookup" -> JoinBinder.lookup(section);
                     default -> throw new IllegalStateException("no binding for step type " + type);
                 };
         return new Bound(type, origin, step);
@@ -175,14 +178,7 @@ final class PipelineBinder {
         Format format = section.choice("format", Format.JSON);
         Format keyFormat = section.choice("key-format", Format.STRING);
         ExpressionTypes types = new ExpressionTypes(StepContext.kind(format), StepContext.kind(keyFormat));
-        Optional<Expression> timestamp = section.node("timestamp")
-                .flatMap(node -> ExpressionBinder.expression(node, section.path("timestamp"), types, section.errors()));
-        timestamp
-                .filter(t -> !TIMESTAMP_TYPES.contains(t.resultTypeName()))
-                .ifPresent(t -> section.error(
-                        section.originOf("timestamp"),
-                        section.path("timestamp") + " must give epoch milliseconds (an int) or an RFC 3339 "
-                                + "string, this gives " + t.resultTypeName()));
+        Optional<Expression> timestamp = timestamp(section, types);
         Optional<SourceStep.Watermark> watermark = Optional.empty();
         if (section.node("watermark").isPresent()) {
             Section w = section.section("watermark");
@@ -196,6 +192,19 @@ final class PipelineBinder {
         section.rejectUnknownKeys();
         Optional<SourceStep.Watermark> w = watermark;
         return section.build(mark, () -> new SourceStep(topic.orElseThrow(), format, keyFormat, timestamp, w));
+    }
+
+    /** A {@code timestamp:} expression of a section that reads a topic: epoch ms or an RFC 3339 string. */
+    static Optional<Expression> timestamp(Section section, ExpressionTypes types) {
+        Optional<Expression> timestamp = section.node("timestamp")
+                .flatMap(node -> ExpressionBinder.expression(node, section.path("timestamp"), types, section.errors()));
+        timestamp
+                .filter(t -> !TIMESTAMP_TYPES.contains(t.resultTypeName()))
+                .ifPresent(t -> section.error(
+                        section.originOf("timestamp"),
+                        section.path("timestamp") + " must give epoch milliseconds (an int) or an RFC 3339 "
+                                + "string, this gives " + t.resultTypeName()));
+        return timestamp;
     }
 
     private static final List<String> TIMESTAMP_TYPES = List.of("int", "string", "dyn", "any");
@@ -229,14 +238,59 @@ final class PipelineBinder {
                     "pipeline must end with a sink or a route, the step that writes the results, but its last step "
                             + "pipeline." + (steps.size() - 1) + " is " + last.type());
         }
+        String keyBy = null;
+        List<String> read = new ArrayList<>();
+        first.step()
+                .filter(SourceStep.class::isInstance)
+                .map(s -> ((SourceStep) s).topic())
+                .ifPresent(read::add);
         for (int i = 1; i < steps.size() - 1; i++) {
             Bound step = steps.get(i);
+            if ("key-by".equals(step.type())) {
+                keyBy = keyBy == null ? "pipeline." + i : keyBy;
+            }
+            Optional<SideInput> side = step.step().flatMap(PipelineBinder::side);
+            if (side.isPresent()) {
+                String topic = side.get().topic();
+                if (keyBy != null) {
+                    root.error(
+                            step.origin(),
+                            "pipeline." + i + "." + step.type() + " must come before any key-by (" + keyBy
+                                    + " re-keys the stream): " + topic + " is read with the source, partition p "
+                                    + "with partition p, so both must be keyed by the same key");
+                } else if (read.contains(topic)) {
+                    root.error(
+                            step.origin(),
+                            "pipeline." + i + "." + step.type() + " reads " + topic
+                                    + ", which this job already reads; each topic may be read by one step");
+                }
+                read.add(topic);
+            }
             if ("source".equals(step.type())) {
                 root.error(step.origin(), "pipeline." + i + ": a source may only be the first step");
             } else if (step.type() != null && TERMINALS.contains(step.type())) {
                 root.error(step.origin(), "pipeline." + i + ": a " + step.type() + " may only be the last step");
             }
         }
+        if (last.step().orElse(null) instanceof TerminalStep terminal) {
+            for (SinkStep sink : terminal.sinks()) {
+                if (read.indexOf(sink.topic()) > 0) { // the source's own check is the sink's
+                    root.error(
+                            last.origin(),
+                            "pipeline." + (steps.size() - 1) + ": the job writes " + sink.topic()
+                                    + ", which a join or lookup of the job reads; write to another topic");
+                }
+            }
+        }
+    }
+
+    private static Optional<SideInput> side(Step step) {
+        if (step instanceof JoinStep join) {
+            return Optional.of(join.with());
+        } else if (step instanceof LookupStep lookup) {
+            return Optional.of(lookup.table());
+        }
+        return Optional.empty();
     }
 
     /** The topics the pipeline reads and writes, for checks against other topics. */

@@ -53,6 +53,9 @@ public final class Task {
     private final Operator[] operators;
     private final String[] steps;
     private final InputPartition[] inputs;
+    /** Per channel: the side input it belongs to, null for the stage's own input. */
+    private final Stage.SideInput[] sides;
+
     private final Collector[] downstream;
     private final WatermarkTracker time;
     private final Watermarks watermarks;
@@ -95,6 +98,13 @@ public final class Task {
                 watermarks.maxOutOfOrdernessMs(),
                 watermarks.idleAfterMs(),
                 env.clock().getAsLong());
+        this.sides = new Stage.SideInput[inputs.length];
+        for (int i = 0; i < inputs.length; i++) {
+            sides[i] = stage.sideInput(inputs[i].topic());
+            if (sides[i] != null && sides[i].table()) {
+                time.exclude(i);
+            }
+        }
         this.timestampContext = context("timestamp");
         byte[] restoredTime = state.taskEntry(WATERMARKS);
         if (restoredTime != null) {
@@ -198,26 +208,32 @@ public final class Task {
         state.setCurrentKey(record.key());
         currentInput = channel;
         currentOffset = record.offset();
-        currentKey = RecordKey.ofBytes(record.key(), stage.keyCodec());
+        Stage.SideInput side = sides[channel.index()];
+        currentKey = RecordKey.ofBytes(record.key(), side == null ? stage.keyCodec() : side.keyCodec());
         long timestamp = Long.MIN_VALUE;
         boolean timed = false;
         try {
-            Object value = stage.valueCodec().decode(record.value());
+            Object value;
+            if (side == null) {
+                value = stage.valueCodec().decode(record.value());
+            } else {
+                // A table's tombstone deletes its key: it reaches the lookup as a null value.
+                value = side.table() && record.value() == null
+                        ? null
+                        : side.valueCodec().decode(record.value());
+            }
             Event event = new Event(currentKey, value, record.timestamp(), record.headers());
-            if (watermarks.timestamps() != null) {
+            TimestampAssigner assigner = side == null ? watermarks.timestamps() : side.timestamps();
+            if (assigner != null && value != null) {
                 try {
-                    event = new Event(
-                            currentKey,
-                            value,
-                            watermarks.timestamps().timestamp(event, timestampContext),
-                            record.headers());
+                    event = new Event(currentKey, value, assigner.timestamp(event, timestampContext), record.headers());
                 } catch (BadRecordException e) {
-                    throw e.at("pipeline.0.source.timestamp");
+                    throw e.at(side == null ? "pipeline.0.source.timestamp" : side.timestampStep());
                 }
             }
             timestamp = event.timestamp();
             timed = true;
-            invoke(0, event);
+            invoke(side == null ? 0 : side.operator(), event);
         } catch (LateRecordException e) {
             env.counters().late.increment();
             deadLetter(channel, record, e, e.topic() == null ? stage.deadLetterTopic() : e.topic());

@@ -36,6 +36,7 @@ final class WatermarkTracker {
     private final long[] channelWatermark;
     private final long[] lastInputAt;
     private final boolean[] idle;
+    private final boolean[] excluded;
     private final int[] upstreamTasks;
     private final Map<String, Long>[] upstream;
     private long watermark = Long.MIN_VALUE;
@@ -51,11 +52,21 @@ final class WatermarkTracker {
         lastInputAt = new long[n];
         Arrays.fill(lastInputAt, now);
         idle = new boolean[n];
+        excluded = new boolean[n];
         upstreamTasks = new int[n];
         upstream = new Map[n];
         for (int i = 0; i < n; i++) {
             upstream[i] = new HashMap<>();
         }
+    }
+
+    /**
+     * Leaves {@code channel} out of the watermark for good (a lookup's table: it changes now and
+     * then and must never stall event time); its records are not timed.
+     */
+    void exclude(int channel) {
+        excluded[channel] = true;
+        idle[channel] = true;
     }
 
     long watermark() {
@@ -74,6 +85,9 @@ final class WatermarkTracker {
 
     /** A record of event time {@code ts} was read from {@code channel}; true when the watermark advanced. */
     boolean onRecord(int channel, long ts, long now) {
+        if (excluded[channel]) {
+            return false;
+        }
         lastInputAt[channel] = now;
         idle[channel] = false;
         long w = ts < Long.MIN_VALUE + boundMs ? Long.MIN_VALUE : ts - boundMs;
@@ -83,6 +97,9 @@ final class WatermarkTracker {
 
     /** Data arrived on {@code channel} without a timestamp of its own (a bad record): it is active. */
     boolean onActivity(int channel, long now) {
+        if (excluded[channel]) {
+            return false;
+        }
         lastInputAt[channel] = now;
         boolean wasIdle = idle[channel];
         idle[channel] = false;

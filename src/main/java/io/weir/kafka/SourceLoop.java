@@ -79,6 +79,11 @@ public final class SourceLoop implements Runnable {
         /** Where each partition resumes (the restored Sk); absent: the configured offset reset. */
         Map<InputPartition, Long> startPositions();
 
+        /** Whether a partition without a start position is read from its beginning whatever the reset (a table). */
+        default boolean readsFromBeginning(InputPartition partition) {
+            return false;
+        }
+
         /** Wakes the worker that reads the channel of {@code partition}. */
         void wake(InputPartition partition);
 
@@ -409,7 +414,7 @@ public final class SourceLoop implements Runnable {
                 if (position != null) {
                     consumer.seek(tp, position);
                 } else {
-                    (resetToEarliest ? fromStart : fromEnd).add(tp);
+                    (resetToEarliest || execution.readsFromBeginning(ip) ? fromStart : fromEnd).add(tp);
                 }
                 feeds.put(tp, new Feed(ip, channel));
             }

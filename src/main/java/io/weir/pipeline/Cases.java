@@ -85,12 +85,18 @@ public final class Cases {
             throw new CasesException(where + ": expected a list 'input' of records");
         }
         Plan.StagePlan first = plan.stages().get(0);
+        List<String> sideTopics = new ArrayList<>();
+        for (Plan.StepPlan step : first.steps()) {
+            if (Plan.sideInput(step.step()) != null) {
+                sideTopics.add(Plan.sideInput(step.step()).topic());
+            }
+        }
         List<LocalRun.Input> inputs = new ArrayList<>();
         long time = 0;
         for (JsonNode r : c.get("input")) {
             if (!r.isObject()) {
                 throw new CasesException(
-                        where + ": an input record must be a mapping (key, value, timestamp, headers)");
+                        where + ": an input record must be a mapping (topic, key, value, timestamp, headers)");
             }
             long ts = r.has("timestamp") ? r.get("timestamp").asLong() : time;
             time = ts + 1000;
@@ -99,8 +105,20 @@ public final class Cases {
                 Map.Entry<String, JsonNode> h = it.next();
                 headers.add(new Header(h.getKey(), h.getValue().asText().getBytes(StandardCharsets.UTF_8)));
             }
+            String topic = null;
+            if (r.hasNonNull("topic") && !r.get("topic").asText().equals(first.input())) {
+                topic = r.get("topic").asText();
+                if (!sideTopics.contains(topic)) {
+                    throw new CasesException(where + ": input topic " + topic + " is not read by the job; it reads "
+                            + first.input() + (sideTopics.isEmpty() ? "" : ", " + String.join(", ", sideTopics)));
+                }
+            }
             inputs.add(new LocalRun.Input(
-                    bytes(r.get("key"), first.keyFormat()), bytes(r.get("value"), first.valueFormat()), ts, headers));
+                    topic,
+                    bytes(r.get("key"), first.keyFormat()),
+                    bytes(r.get("value"), first.valueFormat()),
+                    ts,
+                    headers));
         }
         Map<String, List<JsonNode>> expect = new LinkedHashMap<>();
         JsonNode e = c.path("expect");

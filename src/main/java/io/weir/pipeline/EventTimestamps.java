@@ -20,10 +20,17 @@ final class EventTimestamps implements TimestampAssigner {
 
     private final RecordFunction expression;
     private final String text;
+    private final String step;
 
     EventTimestamps(Expression expression) {
-        this.expression = ExpressionFunction.of(expression, STEP);
+        this(expression, STEP);
+    }
+
+    /** @param step the path of the expression in the file, named in dead letters */
+    EventTimestamps(Expression expression, String step) {
+        this.expression = ExpressionFunction.of(expression, step);
         this.text = expression.text();
+        this.step = step;
     }
 
     @Override
@@ -38,14 +45,14 @@ final class EventTimestamps implements TimestampAssigner {
             } catch (DateTimeParseException | ArithmeticException e) {
                 throw new BadRecordException(
                         "timestamp '" + s + "' is not an RFC 3339 date-time such as 2024-05-01T12:00:00Z",
-                        STEP,
+                        step,
                         text,
                         e);
             }
         }
         throw new BadRecordException(
                 "timestamp must be epoch milliseconds (an int) or an RFC 3339 string, was " + Json.describe(v),
-                STEP,
+                step,
                 text,
                 null);
     }

@@ -13,7 +13,10 @@ import io.weir.element.Record;
 import io.weir.state.KeyedState;
 import io.weir.state.MemoryStateStore;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -27,8 +30,15 @@ import java.util.function.Consumer;
  * without a final watermark: a window closes only when later input moves the watermark past it.
  */
 public final class LocalRun {
-    /** An input record of the first stage. */
-    public record Input(byte[] key, byte[] value, long timestamp, List<Header> headers) {}
+    /**
+     * An input record of the first stage: of its source, or, when {@code topic} names one, of the
+     * topic a join or lookup reads.
+     */
+    public record Input(String topic, byte[] key, byte[] value, long timestamp, List<Header> headers) {
+        public Input(byte[] key, byte[] value, long timestamp, List<Header> headers) {
+            this(null, key, value, timestamp, headers);
+        }
+    }
 
     /** A record a stage wrote. */
     public record Output(String topic, byte[] key, byte[] value, long timestamp, List<Header> headers) {}
@@ -82,13 +92,23 @@ public final class LocalRun {
         EpochOutputs outputs = epoch -> capture;
         TaskEnvironment env = new TaskEnvironment(
                 true, outputs, (task, id, part) -> {}, () -> now[0], new Counters(), RecordLimits.defaults());
-        Channel channel = new Channel(0, stage.inputTopics().get(0) + "-0", Integer.MAX_VALUE);
+        Map<String, Channel> channels = new LinkedHashMap<>();
+        for (String topic : stage.inputTopics()) {
+            channels.put(topic, new Channel(channels.size(), topic + "-0", Integer.MAX_VALUE));
+        }
+        Map<String, Long> offsets = new HashMap<>();
         try (MemoryStateStore store = new MemoryStateStore(stage.taskName(0))) {
-            Task task = new Task(stage, 0, List.of(channel), new KeyedState(store), env, 1);
-            long offset = 0;
+            Task task = new Task(stage, 0, List.copyOf(channels.values()), new KeyedState(store), env, 1);
             for (Input in : inputs) {
+                String topic = in.topic() == null ? stage.inputTopics().get(0) : in.topic();
+                Channel channel = channels.get(topic);
+                if (channel == null) {
+                    throw new IllegalArgumentException(
+                            "the job reads no topic " + topic + "; it reads " + String.join(", ", stage.inputTopics()));
+                }
                 now[0] = Math.max(now[0], in.timestamp());
-                channel.put(new Record(in.key(), in.value(), in.timestamp(), offset++, in.headers()));
+                long offset = offsets.merge(topic, 1L, Long::sum) - 1;
+                channel.put(new Record(in.key(), in.value(), in.timestamp(), offset, in.headers()));
                 while (!channel.isEmpty()) {
                     task.run(1024);
                 }

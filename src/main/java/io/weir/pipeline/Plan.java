@@ -4,11 +4,14 @@ import io.weir.config.AggregateStep;
 import io.weir.config.DedupeStep;
 import io.weir.config.FilterStep;
 import io.weir.config.Format;
+import io.weir.config.JoinStep;
 import io.weir.config.KeyByStep;
+import io.weir.config.LookupStep;
 import io.weir.config.MapStep;
 import io.weir.config.OperatorStep;
 import io.weir.config.ProcessStep;
 import io.weir.config.RouteStep;
+import io.weir.config.SideInput;
 import io.weir.config.SinkStep;
 import io.weir.config.SourceStep;
 import io.weir.config.Step;
@@ -98,6 +101,10 @@ public record Plan(String application, SourceStep source, List<StagePlan> stages
         List<StepPlan> steps = new ArrayList<>();
         int index = 1;
         for (OperatorStep step : pipeline.operators()) {
+            SideInput side = sideInput(step);
+            if (side != null) {
+                topics.add(new TopicPlan(side.topic(), Role.SOURCE, 0));
+            }
             String path = "pipeline." + index++ + "." + step.type();
             steps.add(new StepPlan(path, step, describe(step), state(step)));
             if (step instanceof MapStep map && map.value().isPresent()) {
@@ -137,6 +144,16 @@ public record Plan(String application, SourceStep source, List<StagePlan> stages
         return new Plan(app, pipeline.source(), stages, topics);
     }
 
+    /** The other topic a join or lookup reads; null for any other step. */
+    public static SideInput sideInput(Step step) {
+        if (step instanceof JoinStep j) {
+            return j.with();
+        } else if (step instanceof LookupStep l) {
+            return l.table();
+        }
+        return null;
+    }
+
     /**
      * Whether a stage's operators use event time: a dedupe, a custom operator (its timers), a
      * windowed aggregate. The stages before it then send their watermarks on.
@@ -144,6 +161,7 @@ public record Plan(String application, SourceStep source, List<StagePlan> stages
     public static boolean needsEventTime(Plan.StagePlan stage) {
         for (Plan.StepPlan step : stage.steps()) {
             if (step.step() instanceof DedupeStep
+                    || step.step() instanceof JoinStep
                     || step.step() instanceof ProcessStep
                     || (step.step() instanceof AggregateStep a && a.window().isPresent())) {
                 return true;
@@ -229,6 +247,20 @@ public record Plan(String application, SourceStep source, List<StagePlan> stages
             return "running aggregate per key: " + String.join(", ", a.outputFields());
         } else if (step instanceof ProcessStep p) {
             return "custom operator " + p.className();
+        } else if (step instanceof JoinStep j) {
+            return name(j.joinType()) + " join by key with " + j.with().topic() + " (read with the source, "
+                    + "partition p with p) of records at most " + j.within().toMillis()
+                    + " ms apart in event time; the other record goes into field " + j.as()
+                    + (j.joinType() == JoinStep.JoinType.LEFT
+                            ? "; a record without a partner is sent with " + j.as() + " null when its window closes"
+                            : "");
+        } else if (step instanceof LookupStep l) {
+            return name(l.joinType()) + " lookup of the key in table "
+                    + l.table().topic()
+                    + " (read with the source, partition p with p); its value goes into field " + l.as()
+                    + (l.joinType() == JoinStep.JoinType.LEFT
+                            ? " (null when the key is absent)"
+                            : "; records whose key is absent are dropped");
         } else if (step instanceof SinkStep s) {
             return "writes to " + s.topic() + " (" + name(s.format()) + ", key " + name(s.keyFormat())
                     + s.key().map(k -> " = " + k.text()).orElse("") + ")";
@@ -249,13 +281,19 @@ public record Plan(String application, SourceStep source, List<StagePlan> stages
             return "per key: one row per open window (map state, dropped at the close by event-time timers)";
         } else if (step instanceof AggregateStep) {
             return "per key: one row of aggregates (value state)";
+        } else if (step instanceof JoinStep j) {
+            return "per key: the records of both sides of the last "
+                    + j.within().toMillis()
+                    + " ms (map state, dropped by event-time timers once the watermark passes them)";
+        } else if (step instanceof LookupStep) {
+            return "per key: the table's latest value (value state)";
         } else if (step instanceof ProcessStep) {
             return "per key: whatever the operator declares (value, map, list state and timers)";
         }
         return "none";
     }
 
-    static String name(Format f) {
-        return f.name().toLowerCase(Locale.ROOT);
+    static String name(Enum<?> e) {
+        return e.name().toLowerCase(Locale.ROOT);
     }
 }

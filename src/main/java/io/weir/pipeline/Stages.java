@@ -4,10 +4,13 @@ import io.weir.config.AggregateStep;
 import io.weir.config.DedupeStep;
 import io.weir.config.FilterStep;
 import io.weir.config.Format;
+import io.weir.config.JoinStep;
 import io.weir.config.KeyByStep;
+import io.weir.config.LookupStep;
 import io.weir.config.MapStep;
 import io.weir.config.ProcessStep;
 import io.weir.config.RouteStep;
+import io.weir.config.SideInput;
 import io.weir.config.SinkStep;
 import io.weir.config.SourceStep;
 import io.weir.config.Step;
@@ -15,12 +18,15 @@ import io.weir.dataflow.ChainedOperator;
 import io.weir.dataflow.Codec;
 import io.weir.dataflow.Operator;
 import io.weir.dataflow.Stage;
+import io.weir.dataflow.TimestampAssigner;
 import io.weir.dataflow.Watermarks;
 import io.weir.expr.Expression;
 import io.weir.operators.Aggregate;
 import io.weir.operators.Codecs;
 import io.weir.operators.Dedupe;
 import io.weir.operators.Filter;
+import io.weir.operators.Join;
+import io.weir.operators.Lookup;
 import io.weir.operators.MapValue;
 import io.weir.operators.RecordFunction;
 import io.weir.operators.Repartition;
@@ -81,15 +87,35 @@ public final class Stages {
                             : 0,
                     i > 0 && eventTime,
                     later ? sp.repartitionTopic() : null);
+            List<Stage.SideInput> sides = new ArrayList<>();
+            List<String> inputs = new ArrayList<>(List.of(sp.input()));
+            for (int k = 0; k < sp.steps().size(); k++) {
+                Plan.StepPlan step = sp.steps().get(k);
+                SideInput side = Plan.sideInput(step.step());
+                if (side != null) {
+                    boolean table = step.step() instanceof LookupStep;
+                    TimestampAssigner assigner = side.timestamp()
+                            .<TimestampAssigner>map(
+                                    t -> new EventTimestamps(t, step.path() + sideKey(table) + ".timestamp"))
+                            .orElse(table ? null : watermarks.timestamps());
+                    String tsStep = side.timestamp().isPresent()
+                            ? step.path() + sideKey(table) + ".timestamp"
+                            : EventTimestamps.STEP;
+                    sides.add(new Stage.SideInput(
+                            side.topic(), codec(side.keyFormat()), codec(side.format()), assigner, tsStep, k, table));
+                    inputs.add(side.topic());
+                }
+            }
             stages.add(new Stage(
                     sp.name(),
-                    List.of(sp.input()),
+                    inputs,
                     codec(sp.keyFormat()),
                     codec(sp.valueFormat()),
                     chain,
                     deadLetterTopic,
                     eventTime,
-                    watermarks));
+                    watermarks,
+                    sides));
         }
         return stages;
     }
@@ -133,6 +159,15 @@ public final class Stages {
             return () -> new Aggregate(spec);
         } else if (s instanceof ProcessStep p) {
             return processors.make(path, p.className(), p.with());
+        } else if (s instanceof JoinStep j) {
+            Codec other = codec(j.with().format());
+            long within = j.within().toMillis();
+            boolean left = j.joinType() == JoinStep.JoinType.LEFT;
+            return () -> new Join(j.with().topic(), other, within, left, j.as());
+        } else if (s instanceof LookupStep l) {
+            Codec table = codec(l.table().format());
+            boolean left = l.joinType() == JoinStep.JoinType.LEFT;
+            return () -> new Lookup(l.table().topic(), table, left, l.as());
         } else if (s instanceof SinkStep sink) {
             return () -> sink(sink, path);
         } else if (s instanceof RouteStep r) {
@@ -149,6 +184,10 @@ public final class Stages {
             };
         }
         throw new IllegalArgumentException("no operator for step " + s.type() + " at " + path);
+    }
+
+    private static String sideKey(boolean table) {
+        return table ? ".table" : ".with";
     }
 
     static Windows windows(AggregateStep.Window w) {
