@@ -33,6 +33,11 @@ public final class KeyedState {
      * from each scan; MIN_VALUE (unknown, as after a restore) makes the next take scan.
      */
     private final long[] earliestTimer = {Long.MIN_VALUE, Long.MIN_VALUE};
+    /**
+     * Per domain, no timer below this time exists: the next scan for due timers seeks here instead of
+     * stepping again over the deleted ones before it (RocksDB keeps them as tombstones for a while).
+     */
+    private final long[] scanFrom = {Long.MIN_VALUE, Long.MIN_VALUE};
 
     public KeyedState(StateStore store) {
         this.store = store;
@@ -221,9 +226,15 @@ public final class KeyedState {
             return List.of(); // no scan: nothing can be due yet
         }
         byte[] p = {TIMER, (byte) domain.ordinal()};
+        byte[] from = ByteBuffer.allocate(10)
+                .put(TIMER)
+                .put((byte) domain.ordinal())
+                .putLong(scanFrom[d] ^ Long.MIN_VALUE)
+                .array();
         List<Timer> due = new ArrayList<>();
         earliestTimer[d] = Long.MAX_VALUE;
-        for (Iterator<Map.Entry<byte[], byte[]>> it = store.scan(p); it.hasNext(); ) {
+        scanFrom[d] = Math.max(scanFrom[d], upTo == Long.MAX_VALUE ? upTo : upTo + 1);
+        for (Iterator<Map.Entry<byte[], byte[]>> it = store.scan(p, from); it.hasNext(); ) {
             byte[] k = it.next().getKey();
             long ts = ByteBuffer.wrap(k, 2, 8).getLong() ^ Long.MIN_VALUE;
             if (ts > upTo) {
@@ -242,6 +253,7 @@ public final class KeyedState {
 
     private void lowerEarliest(TimerDomain domain, long timestamp) {
         int d = domain.ordinal();
+        scanFrom[d] = Math.min(scanFrom[d], timestamp);
         if (earliestTimer[d] != Long.MIN_VALUE) {
             earliestTimer[d] = Math.min(earliestTimer[d], timestamp);
         }

@@ -14,9 +14,11 @@ import java.util.stream.Stream;
 import org.rocksdb.Checkpoint;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
+import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
+import org.rocksdb.Slice;
 import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -137,7 +139,13 @@ final class RocksDbStateStore implements StateStore {
     @Override
     public Iterator<Map.Entry<byte[], byte[]>> scan(byte[] prefix) {
         ensureOpen();
-        return new Scan(prefix.clone());
+        return new Scan(prefix.clone(), prefix.clone());
+    }
+
+    @Override
+    public Iterator<Map.Entry<byte[], byte[]>> scan(byte[] prefix, byte[] from) {
+        ensureOpen();
+        return new Scan(prefix.clone(), Arrays.compareUnsigned(from, prefix) > 0 ? from.clone() : prefix.clone());
     }
 
     @Override
@@ -260,12 +268,14 @@ final class RocksDbStateStore implements StateStore {
     /** Reads {@link #SCAN_BATCH} entries at a time, each batch with a fresh iterator closed at once. */
     private final class Scan implements Iterator<Map.Entry<byte[], byte[]>> {
         private final byte[] prefix;
+        private final byte[] start;
         private final ArrayDeque<Map.Entry<byte[], byte[]>> batch = new ArrayDeque<>();
         private byte[] lastKey;
         private boolean exhausted;
 
-        Scan(byte[] prefix) {
+        Scan(byte[] prefix, byte[] start) {
             this.prefix = prefix;
+            this.start = start;
         }
 
         @Override
@@ -286,9 +296,16 @@ final class RocksDbStateStore implements StateStore {
 
         private void fill() {
             ensureOpen();
-            try (RocksIterator it = db.newIterator()) {
+            // The upper bound stops the iterator at the prefix's end: without it, a seek into a
+            // prefix with no live key steps over every deleted key after it (expired join records,
+            // fired timers) until it finds a live one, however far away.
+            byte[] end = Bytes.prefixEnd(prefix);
+            try (Slice bound = end == null ? null : new Slice(end);
+                    ReadOptions options =
+                            bound == null ? new ReadOptions() : new ReadOptions().setIterateUpperBound(bound);
+                    RocksIterator it = db.newIterator(options)) {
                 if (lastKey == null) {
-                    it.seek(prefix);
+                    it.seek(start);
                 } else {
                     it.seek(lastKey);
                     if (it.isValid() && Arrays.equals(it.key(), lastKey)) {

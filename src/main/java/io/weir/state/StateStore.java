@@ -23,6 +23,22 @@ public interface StateStore extends AutoCloseable {
      */
     Iterator<Map.Entry<byte[], byte[]>> scan(byte[] prefix);
 
+    /**
+     * Like {@link #scan(byte[])}, starting at the first key at or after {@code from}: a queue that
+     * removes from its head (timers) seeks past what it removed instead of stepping over it again.
+     */
+    default Iterator<Map.Entry<byte[], byte[]>> scan(byte[] prefix, byte[] from) {
+        Iterator<Map.Entry<byte[], byte[]>> all = scan(prefix);
+        java.util.ArrayDeque<Map.Entry<byte[], byte[]>> rest = new java.util.ArrayDeque<>();
+        while (all.hasNext()) {
+            Map.Entry<byte[], byte[]> e = all.next();
+            if (java.util.Arrays.compareUnsigned(e.getKey(), from) >= 0) {
+                rest.add(e);
+            }
+        }
+        return rest.iterator();
+    }
+
     /** The synchronous part of snapshot {@code checkpointId}: captures the current version. */
     SnapshotPart snapshot(long checkpointId);
 

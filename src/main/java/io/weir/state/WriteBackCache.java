@@ -1,11 +1,11 @@
 package io.weir.state;
 
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
+import java.util.NavigableSet;
+import java.util.TreeSet;
 
 /**
  * A write-back cache of recently used keys in front of a task's store (the RocksDB backend), in
@@ -26,7 +26,9 @@ final class WriteBackCache implements StateStore {
     private static final byte[] DELETED = new byte[0];
 
     private final RocksDbStateStore inner;
-    private final Set<Bytes> dirty = new HashSet<>();
+    /** Sorted, so that a scan writes through the dirty entries under its prefix only. */
+    private final NavigableSet<Bytes> dirty = new TreeSet<>();
+
     private final LinkedHashMap<Bytes, byte[]> entries;
 
     WriteBackCache(RocksDbStateStore inner, int capacity) {
@@ -84,16 +86,23 @@ final class WriteBackCache implements StateStore {
 
     @Override
     public Iterator<Map.Entry<byte[], byte[]>> scan(byte[] prefix) {
-        // Only the dirty entries under the prefix must reach the store first: a timer scan every few
+        return scan(prefix, prefix);
+    }
+
+    @Override
+    public Iterator<Map.Entry<byte[], byte[]>> scan(byte[] prefix, byte[] from) {
+        // Only the dirty entries the scan covers must reach the store first: a timer scan every few
         // milliseconds leaves the cached state entries alone.
-        for (Iterator<Bytes> it = dirty.iterator(); it.hasNext(); ) {
+        byte[] first = Arrays.compareUnsigned(from, prefix) > 0 ? from : prefix;
+        for (Iterator<Bytes> it = dirty.tailSet(new Bytes(first), true).iterator(); it.hasNext(); ) {
             Bytes k = it.next();
-            if (startsWith(k.array(), prefix)) {
-                writeThrough(k, entries.get(k));
-                it.remove();
+            if (!startsWith(k.array(), prefix)) {
+                break;
             }
+            writeThrough(k, entries.get(k));
+            it.remove();
         }
-        return inner.scan(prefix);
+        return inner.scan(prefix, first);
     }
 
     @Override

@@ -256,6 +256,112 @@ class WindowKillIT {
         assertEquals(0, KafkaFixture.readAllCommitted(late).size(), "seed " + seed + ": nothing is late");
     }
 
+    @Test
+    @Timeout(value = 6, unit = TimeUnit.MINUTES)
+    void a_left_join_sends_every_pair_and_every_closed_unmatched_order_once_through_three_kills() throws Exception {
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        String app = KafkaFixture.uniqueTopic("kill-join");
+        String orders = KafkaFixture.createTopic(app + "-orders", PARTITIONS);
+        String payments = KafkaFixture.createTopic(app + "-payments", PARTITIONS);
+        String out = KafkaFixture.createTopic(app + "-out", PARTITIONS);
+        int count = 160_000;
+        long within = 10_000;
+        long bound = 5_000;
+        // {ts, sendAt, order, payment (-1: the order itself)}
+        List<long[]> all = new ArrayList<>();
+        Map<Integer, Long> orderTs = new HashMap<>();
+        Map<Integer, List<long[]>> paysOf = new HashMap<>(); // order -> {payment, ts}
+        int paymentsSent = 0;
+        for (int i = 0; i < count; i++) {
+            long ts = BASE + 5L * i;
+            orderTs.put(i, ts);
+            all.add(new long[] {ts, ts + random.nextInt(4_000), i, -1});
+            int n = random.nextInt(10) == 0 ? 2 : random.nextInt(10) < 8 ? 1 : 0;
+            for (int k = 0; k < n; k++) {
+                // Mostly within 10 s of the order, some later (no partner), some before it.
+                long pts = ts - 2_000 + random.nextInt(15_000);
+                int payment = paymentsSent++;
+                all.add(new long[] {pts, pts + random.nextInt(4_000), i, payment});
+                paysOf.computeIfAbsent(i, o -> new ArrayList<>()).add(new long[] {payment, pts});
+            }
+        }
+        // Sent in order of time plus up to 4 s: out of order, within the 5 s bound, on both topics.
+        all.sort(Comparator.comparingLong(e -> e[1]));
+        long[][] maxTs = new long[PARTITIONS][2];
+        for (long[] m : maxTs) {
+            java.util.Arrays.fill(m, Long.MIN_VALUE);
+        }
+        try (KafkaProducer<String, String> producer = producer()) {
+            for (long[] e : all) {
+                int order = (int) e[2];
+                int partition = order % PARTITIONS;
+                boolean isPayment = e[3] >= 0;
+                maxTs[partition][isPayment ? 1 : 0] = Math.max(maxTs[partition][isPayment ? 1 : 0], e[0]);
+                String value = isPayment
+                        ? "{\"payment\":" + e[3] + ",\"ts\":" + e[0] + "}"
+                        : "{\"order\":" + order + ",\"ts\":" + e[0] + "}";
+                producer.send(new ProducerRecord<>(isPayment ? payments : orders, partition, e[0], "o" + order, value));
+            }
+        }
+        // What each task's final watermark lets out: every pair, and each order without a partner
+        // whose 10 s passed.
+        Map<String, long[]> expected = new TreeMap<>(); // "order/payment" (payment -1: unmatched) -> {1, -1}
+        for (int i = 0; i < count; i++) {
+            int p = i % PARTITIONS;
+            long watermark = Math.min(maxTs[p][0], maxTs[p][1]) - bound;
+            long ts = orderTs.get(i);
+            boolean matched = false;
+            for (long[] pay : paysOf.getOrDefault(i, List.of())) {
+                if (Math.abs(pay[1] - ts) <= within) {
+                    expected.put(i + "/" + pay[0], new long[] {1, -1});
+                    matched = true;
+                }
+            }
+            if (!matched && ts + within + 1 <= watermark) {
+                expected.put(i + "/-1", new long[] {1, -1});
+            }
+        }
+        runWithKills(
+                app,
+                "order-payments.yaml",
+                List.of(
+                        "pipeline.0.source.topic=" + orders,
+                        "pipeline.0.source.watermark.idle-after=1h",
+                        "pipeline.1.join.with.topic=" + payments,
+                        "pipeline.1.join.within=10s",
+                        "pipeline.2.sink.topic=" + out),
+                out,
+                expected.size(),
+                random,
+                seed);
+        Map<String, List<JsonNode>> results = new TreeMap<>();
+        for (ConsumerRecord<String, String> r : KafkaFixture.readAllCommitted(out)) {
+            JsonNode v = JSON.readTree(r.value());
+            JsonNode payment = v.get("payment");
+            String k = v.get("order").asLong() + "/"
+                    + (payment.isNull() ? -1 : payment.get("payment").asLong());
+            assertEquals("o" + v.get("order").asLong(), r.key(), v.toString());
+            results.computeIfAbsent(k, x -> new ArrayList<>()).add(v);
+        }
+        System.out.printf(
+                "%s: %d orders, %d payments, %d results expected, %d dead letters%n",
+                app,
+                count,
+                paymentsSent,
+                expected.size(),
+                KafkaFixture.readAllCommitted(app + "-dlq").size());
+        // Each result once, none that should not be there, none missing (verify reads a count of 1).
+        Map<String, List<JsonNode>> counted = new TreeMap<>();
+        results.forEach((k, v) -> counted.put(
+                k,
+                v.stream()
+                        .map(n -> (JsonNode) ((com.fasterxml.jackson.databind.node.ObjectNode) n).put("count", 1))
+                        .toList()));
+        verify(expected, counted, seed);
+        assertEquals(0, KafkaFixture.readAllCommitted(app + "-dlq").size(), "seed " + seed + ": nothing is late");
+    }
+
     /** Exactly one result per closed window with its count (and sum when known), nothing else. */
     private static void verify(Map<String, long[]> closed, Map<String, List<JsonNode>> results, long seed) {
         for (Map.Entry<String, List<JsonNode>> r : results.entrySet()) {
