@@ -17,6 +17,7 @@ public final class Channel {
     private final int index;
     private final String name;
     private final int capacity;
+    private volatile boolean behind;
     private final ConcurrentLinkedQueue<Element> queue = new ConcurrentLinkedQueue<>();
     private final AtomicInteger records = new AtomicInteger();
     /** Set by the writer when it holds records back; cleared by the reader when it wakes the writer. */
@@ -86,6 +87,25 @@ public final class Channel {
             return false;
         }
         return true;
+    }
+
+    /**
+     * Writer side: whether the partition has records on the broker that are not in the channel yet
+     * (or whether it does is not known yet). A task with several inputs does not take a record from
+     * another input while such an input is empty, so that it reads them in timestamp order. Returns
+     * whether the flag changed.
+     */
+    public boolean behind(boolean behind) {
+        if (this.behind == behind) {
+            return false;
+        }
+        this.behind = behind;
+        return true;
+    }
+
+    /** Reader side: see {@link #behind(boolean)}. */
+    public boolean behind() {
+        return behind;
     }
 
     public boolean isEmpty() {

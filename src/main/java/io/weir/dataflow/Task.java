@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * output of its current epoch, and takes its part of every checkpoint at the barrier.
  *
  * <p>The next element is taken from the unblocked channel whose head has the lowest timestamp, so
- * multi-input operators see their inputs in time order. A bad record goes to the dead-letter topic
+ * multi-input operators see their inputs in time order; while an input is empty but has records on
+ * the broker ({@link Channel#behind()}), no record is taken from the others. A bad record goes to the dead-letter topic
  * in the same epoch as the outputs, so it is written exactly once too.
  *
  * <p>Threading: owned by one worker thread; only the producer's send callback touches
@@ -182,12 +183,15 @@ public final class Task {
         }
         Channel best = null;
         long bestTime = Long.MAX_VALUE;
+        boolean waiting = false;
         for (Channel c : channels) {
             if (barriers.isBlocked(c.index())) {
                 continue;
             }
             Element head = c.peek();
             if (head == null) {
+                // An input with records still on the broker may hold a lower timestamp: wait for it.
+                waiting |= c.behind();
                 continue;
             }
             // Barriers and watermarks go first: they carry no data and may unblock others.
@@ -197,7 +201,7 @@ public final class Task {
                 bestTime = t;
             }
         }
-        return best;
+        return waiting && bestTime != Long.MIN_VALUE ? null : best;
     }
 
     private void process(Channel channel, Record record) throws Exception {

@@ -201,6 +201,7 @@ public final class SourceLoop implements Runnable {
                     continue;
                 }
                 distribute(records);
+                markBehind();
                 updateLag();
             }
         } catch (Throwable t) {
@@ -517,6 +518,25 @@ public final class SourceLoop implements Runnable {
                 f.paused = false;
             } else if (!f.overflow.isEmpty() && !f.channel.wakeWhenDrained(consumer::wakeup)) {
                 refillAgain = true; // drained while we looked: do not wait in poll
+            }
+        }
+    }
+
+    /**
+     * Tells each channel whether its partition has records on the broker beyond what was fetched
+     * (read_committed: up to the last stable offset), from the consumer's last fetch responses; not
+     * known yet counts as behind. A task reading several topics waits for such an input instead of
+     * running ahead of it (see {@link Channel#behind(boolean)}).
+     */
+    private void markBehind() {
+        if (execution == null) {
+            return;
+        }
+        for (Map.Entry<TopicPartition, Feed> e : feeds.entrySet()) {
+            java.util.OptionalLong lag = consumer.currentLag(e.getKey());
+            boolean behind = lag.isEmpty() || lag.getAsLong() > 0;
+            if (e.getValue().channel.behind(behind) && !behind) {
+                execution.wake(e.getValue().partition);
             }
         }
     }

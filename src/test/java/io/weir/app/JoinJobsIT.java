@@ -1,0 +1,182 @@
+package io.weir.app;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.weir.config.ConfigLoader;
+import io.weir.config.WeirConfig;
+import io.weir.fixtures.KafkaFixture;
+import io.weir.kafka.Topics;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The join examples on the real broker: a lookup reads its table from the beginning, in timestamp
+ * order with the stream, follows its changes and keeps it in the checkpoint across a restart; topics
+ * with different partition counts are refused at start, naming both.
+ */
+@ExtendWith(KafkaFixture.class)
+class JoinJobsIT {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path temp;
+
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aLookupReadsItsTableInTimeOrderWithTheStreamAndKeepsItAcrossARestart() throws Exception {
+        String app = KafkaFixture.uniqueTopic("lookup");
+        String orders = KafkaFixture.createTopic(app + "-orders", 2);
+        String customers = KafkaFixture.createTopic(app + "-customers", 2);
+        String out = app + "-out";
+        long t0 = System.currentTimeMillis() - 3_600_000;
+        // Everything is on the broker before the job starts; the orders come first in the topic
+        // order but not in time: each must see the customer as it was at its own time.
+        KafkaFixture.produce(List.of(
+                order(orders, 0, "c1", "o1", t0 + 2_000),
+                order(orders, 0, "c1", "o2", t0 + 4_000),
+                order(orders, 1, "c2", "o3", t0 + 7_000),
+                customer(customers, 0, "c1", "{\"tier\":\"gold\"}", t0 + 1_000),
+                customer(customers, 0, "c1", "{\"tier\":\"platinum\"}", t0 + 3_000),
+                customer(customers, 1, "c2", "{\"tier\":\"silver\"}", t0 + 5_000),
+                customer(customers, 1, "c2", null, t0 + 6_000)));
+        WeirConfig config = load(
+                app,
+                "pipeline.0.source.topic=" + orders,
+                "pipeline.1.lookup.table.topic=" + customers,
+                "pipeline.3.sink.topic=" + out,
+                "processing.auto-offset-reset=earliest");
+        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
+            instance.start();
+            awaitUntil(instance, () -> committed(out) >= 2);
+        }
+        assertEquals(
+                Map.of("o1", "gold", "o2", "platinum"),
+                tiers(out),
+                "o1 before the upgrade, o2 after it, o3's customer deleted before it (inner: dropped)");
+
+        // Restarted: the table is in the checkpoint, not read again, and still current.
+        KafkaFixture.produce(List.of(
+                order(orders, 0, "c1", "o4", t0 + 8_000),
+                customer(customers, 1, "c2", "{\"tier\":\"bronze\"}", t0 + 9_000),
+                order(orders, 1, "c2", "o5", t0 + 10_000)));
+        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
+            instance.start();
+            awaitUntil(instance, () -> committed(out) >= 4);
+        }
+        assertEquals(Map.of("o1", "gold", "o2", "platinum", "o4", "platinum", "o5", "bronze"), tiers(out));
+    }
+
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aTableIsReadFromItsBeginningWhenTheStreamStartsAtItsEnd() throws Exception {
+        String app = KafkaFixture.uniqueTopic("lookup-latest");
+        String orders = KafkaFixture.createTopic(app + "-orders", 1);
+        String customers = KafkaFixture.createTopic(app + "-customers", 1);
+        String out = app + "-out";
+        long t0 = System.currentTimeMillis() - 3_600_000;
+        KafkaFixture.produce(List.of(
+                order(orders, 0, "c1", "before-start", t0), customer(customers, 0, "c1", "{\"tier\":\"gold\"}", t0)));
+        WeirConfig config = load(
+                app,
+                "pipeline.0.source.topic=" + orders,
+                "pipeline.1.lookup.table.topic=" + customers,
+                "pipeline.3.sink.topic=" + out,
+                "processing.auto-offset-reset=latest");
+        int[] sent = {0};
+        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
+            instance.start();
+            // Orders until one gets through: those sent before the job found its start positions
+            // are skipped (latest), the customer written before the start is not.
+            awaitUntil(instance, () -> {
+                KafkaFixture.produce(List.of(order(orders, 0, "c1", "o" + sent[0]++, t0 + sent[0])));
+                return committed(out) >= 1;
+            });
+        }
+        Map<String, String> tiers = tiers(out);
+        assertTrue(!tiers.containsKey("before-start"), "the stream started at its end: " + tiers);
+        assertTrue(!tiers.isEmpty() && tiers.values().stream().allMatch("gold"::equals), tiers.toString());
+    }
+
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void topicsWithDifferentPartitionCountsAreRefusedNamingBoth() throws Exception {
+        String app = KafkaFixture.uniqueTopic("lookup-counts");
+        String orders = KafkaFixture.createTopic(app + "-orders", 4);
+        String customers = KafkaFixture.createTopic(app + "-customers", 3);
+        WeirConfig config = load(
+                app,
+                "pipeline.0.source.topic=" + orders,
+                "pipeline.1.lookup.table.topic=" + customers,
+                "pipeline.3.sink.topic=" + app + "-out");
+        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
+            Topics.StartupException e = assertThrows(Topics.StartupException.class, instance::start);
+            assertTrue(
+                    e.getMessage().contains(orders + " has 4 partitions")
+                            && e.getMessage().contains(customers + " has 3 partitions"),
+                    e.getMessage());
+        }
+    }
+
+    private Map<String, String> tiers(String topic) throws Exception {
+        Map<String, String> tiers = new java.util.TreeMap<>();
+        for (ConsumerRecord<String, String> r : KafkaFixture.readAllCommitted(topic)) {
+            JsonNode v = JSON.readTree(r.value());
+            String previous = tiers.put(v.get("order").asText(), v.get("tier").asText());
+            assertEquals(null, previous, "each order once: " + v);
+        }
+        return tiers;
+    }
+
+    private static ProducerRecord<String, String> order(
+            String topic, int partition, String customer, String id, long ts) {
+        return new ProducerRecord<>(topic, partition, ts, customer, "{\"order\":\"" + id + "\",\"amount\":1}");
+    }
+
+    private static ProducerRecord<String, String> customer(
+            String topic, int partition, String customer, String value, long ts) {
+        return new ProducerRecord<>(topic, partition, ts, customer, value);
+    }
+
+    private WeirConfig load(String app, String... extra) throws Exception {
+        List<String> sets = new ArrayList<>(List.of(
+                "kafka.bootstrap=" + KafkaFixture.bootstrap(),
+                "application=" + app,
+                "instance-id=" + app,
+                "processing.checkpoint.interval=200ms",
+                "processing.state.dir=" + temp.resolve("state")));
+        sets.addAll(List.of(extra));
+        return new ConfigLoader().load(Path.of("config/examples", "order-enrichment.yaml"), Map.of(), sets);
+    }
+
+    private static void awaitUntil(Instance instance, BooleanSupplier done) {
+        await("the job commits its output")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(200))
+                .until(() -> {
+                    if (instance.stopped()) {
+                        throw new AssertionError("the instance stopped", instance.awaitTermination());
+                    }
+                    return done.getAsBoolean();
+                });
+    }
+
+    private static int committed(String topic) {
+        return KafkaFixture.readAllCommitted(topic).size();
+    }
+}
