@@ -113,6 +113,53 @@ class JoinJobsIT {
         assertTrue(!tiers.isEmpty() && tiers.values().stream().allMatch("gold"::equals), tiers.toString());
     }
 
+    /**
+     * A left join whose payments topic receives nothing: the payments partition holds the task's
+     * watermark until idle-after, then the orders' watermark closes their windows and the timers send
+     * them with payment null — long after the last input was read, when the source loop skips
+     * barriers for lack of input. Their transaction must still commit (the epoch was written), not
+     * stay open until the broker aborts it.
+     */
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void anIdleJoinedTopicStopsHoldingTheWatermarkAndTimerOutputWithoutInputCommits() throws Exception {
+        String app = KafkaFixture.uniqueTopic("join-idle");
+        String orders = KafkaFixture.createTopic(app + "-orders", 1);
+        String payments = KafkaFixture.createTopic(app + "-payments", 1);
+        String out = app + "-out";
+        long t0 = System.currentTimeMillis() - 3_600_000;
+        List<ProducerRecord<String, String>> input = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            long ts = t0 + i * 60_000L;
+            input.add(new ProducerRecord<>(orders, 0, ts, "o" + i, "{\"order\":\"o" + i + "\",\"ts\":" + ts + "}"));
+        }
+        KafkaFixture.produce(input);
+        List<String> sets = new ArrayList<>(List.of(
+                "kafka.bootstrap=" + KafkaFixture.bootstrap(),
+                "application=" + app,
+                "instance-id=" + app,
+                "processing.checkpoint.interval=200ms",
+                "processing.state.dir=" + temp.resolve("state"),
+                "pipeline.0.source.topic=" + orders,
+                "pipeline.0.source.watermark.idle-after=3s",
+                "pipeline.1.join.with.topic=" + payments,
+                "pipeline.1.join.within=1m",
+                "pipeline.2.sink.topic=" + out));
+        WeirConfig config = new ConfigLoader().load(Path.of("config/examples", "order-payments.yaml"), Map.of(), sets);
+        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
+            instance.start();
+            // Watermark after idleness: t0 + 4 min - 5 s, so o0..o2 (window over at ts + 1 min) close.
+            awaitUntil(instance, () -> committed(out) >= 3);
+        }
+        List<String> unmatched = new ArrayList<>();
+        for (ConsumerRecord<String, String> r : KafkaFixture.readAllCommitted(out)) {
+            JsonNode v = JSON.readTree(r.value());
+            assertTrue(v.get("payment").isNull(), v.toString());
+            unmatched.add(v.get("order").asText());
+        }
+        assertEquals(List.of("o0", "o1", "o2"), unmatched);
+    }
+
     @Test
     @Timeout(value = 2, unit = TimeUnit.MINUTES)
     void topicsWithDifferentPartitionCountsAreRefusedNamingBoth() throws Exception {
