@@ -55,7 +55,7 @@ public final class CheckpointCoordinator {
         }
     }
 
-    private static final long FIRST_AFTER_RESTORE_MS = 250;
+    private static final long FIRST_AFTER_RESTORE_MS = 50;
 
     private final Setup s;
     private final TreeMap<Long, Pending> pending = new TreeMap<>();

@@ -153,6 +153,11 @@ public final class SourceLoop implements Runnable {
     private volatile Throwable fatal;
     private Execution execution;
     private long recordsSinceBarrier;
+    /** Whether a barrier went in since the execution started; the first may be held, see {@link #inject}. */
+    private boolean injectedSinceStart;
+
+    private HeldBarrier held;
+    private static final long FIRST_BARRIER_HOLD_MS = 250;
     private boolean restartPending;
     private long restartAt;
     private long nextLagUpdate;
@@ -201,6 +206,7 @@ public final class SourceLoop implements Runnable {
                     continue;
                 }
                 distribute(records);
+                releaseHeldBarrier();
                 markBehind();
                 updateLag();
             }
@@ -237,26 +243,60 @@ public final class SourceLoop implements Runnable {
                 return;
             }
             if (recordsSinceBarrier == 0 && !execution.written(checkpointId)) {
+                if (!injectedSinceStart && held == null) {
+                    // The execution's first barrier, asked for before any input arrived: it goes in
+                    // right behind the first records read (or is skipped after FIRST_BARRIER_HOLD_MS),
+                    // so the first epoch after a restore is one poll small and commits soon.
+                    held = new HeldBarrier(
+                            checkpointId, receiver, execution, clock.getAsLong() + FIRST_BARRIER_HOLD_MS);
+                    return;
+                }
                 LOG.debug("barrier {} skipped: no input and no output since the last one", checkpointId);
                 receiver.skipped(checkpointId);
                 return;
             }
-            Map<InputPartition, Long> positions = new HashMap<>();
-            for (Feed f : feeds.values()) {
-                Barrier barrier = new Barrier(checkpointId);
-                if (f.overflow.isEmpty()) {
-                    f.channel.put(barrier);
-                } else {
-                    f.overflow.addLast(barrier);
-                }
-                positions.put(f.partition, f.nextOffset);
-                execution.wake(f.partition);
-            }
-            recordsSinceBarrier = 0;
-            execution.closing(checkpointId);
-            LOG.debug("barrier {} injected at {}", checkpointId, positions);
-            receiver.injected(checkpointId, positions, consumer.groupMetadata());
+            injectNow(checkpointId, receiver);
         });
+    }
+
+    /** A first barrier waiting for the execution's first input; see {@link #inject}. */
+    private record HeldBarrier(long checkpointId, InjectionReceiver receiver, Execution execution, long until) {}
+
+    /** Injects or skips the held first barrier once input arrived or its time is up. */
+    private void releaseHeldBarrier() {
+        HeldBarrier h = held;
+        if (h == null || (recordsSinceBarrier == 0 && clock.getAsLong() < h.until())) {
+            return;
+        }
+        held = null;
+        if (h.execution() != execution) {
+            return; // its coordinator stopped with its execution
+        }
+        if (recordsSinceBarrier == 0 && !execution.written(h.checkpointId())) {
+            LOG.debug("barrier {} skipped: no input since the start", h.checkpointId());
+            h.receiver().skipped(h.checkpointId());
+        } else {
+            injectNow(h.checkpointId(), h.receiver());
+        }
+    }
+
+    private void injectNow(long checkpointId, InjectionReceiver receiver) {
+        Map<InputPartition, Long> positions = new HashMap<>();
+        for (Feed f : feeds.values()) {
+            Barrier barrier = new Barrier(checkpointId);
+            if (f.overflow.isEmpty()) {
+                f.channel.put(barrier);
+            } else {
+                f.overflow.addLast(barrier);
+            }
+            positions.put(f.partition, f.nextOffset);
+            execution.wake(f.partition);
+        }
+        recordsSinceBarrier = 0;
+        injectedSinceStart = true;
+        execution.closing(checkpointId);
+        LOG.debug("barrier {} injected at {}", checkpointId, positions);
+        receiver.injected(checkpointId, positions, consumer.groupMetadata());
     }
 
     /** At-least-once: commits the positions of a completed checkpoint to the group. */
@@ -431,6 +471,8 @@ public final class SourceLoop implements Runnable {
             }
             consumer.resume(assigned);
             recordsSinceBarrier = 0;
+            injectedSinceStart = false;
+            held = null;
             execution.started();
             ready = true;
             LOG.info("running {} partitions from {}", assigned.size(), positionsOf());

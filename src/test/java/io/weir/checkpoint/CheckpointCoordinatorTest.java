@@ -138,7 +138,7 @@ class CheckpointCoordinatorTest {
     @Test
     void afterARestoreTheFirstCheckpointComesEarlyAndThenEveryInterval() {
         start(1, Duration.ZERO, 41);
-        loop.advance(Duration.ofMillis(249));
+        loop.advance(Duration.ofMillis(49));
         assertEquals(List.of("open 42"), io.log());
         loop.advance(Duration.ofMillis(1));
         assertEquals(List.of("open 42", "open 43", "inject 42"), io.log());
