@@ -155,6 +155,11 @@ public final class Instance implements AutoCloseable {
         return source != null && source.ready();
     }
 
+    /** Whether the group's last assignment gave this member no partition: it runs no task. */
+    public boolean assignedNothing() {
+        return source != null && source.assignedNothing();
+    }
+
     public Map<InputPartition, Long> lag() {
         return source == null ? Map.of() : source.lag();
     }
@@ -272,6 +277,9 @@ public final class Instance implements AutoCloseable {
                     @Override
                     public void assigned(java.util.Set<InputPartition> partitions) {
                         stats.rebalances.incrementAndGet();
+                        if (partitions.isEmpty()) {
+                            stats.notRunning = null; // a member with nothing assigned runs nothing
+                        }
                         java.util.Set<String> names = new java.util.TreeSet<>();
                         partitions.forEach(p -> names.add(p.toString()));
                         events.assigned(names);

@@ -150,6 +150,7 @@ public final class SourceLoop implements Runnable {
     private volatile Map<InputPartition, Long> lag = Map.of();
     private volatile boolean running = true;
     private volatile boolean ready;
+    private volatile boolean assignedNothing;
     private volatile Throwable fatal;
     private Execution execution;
     private long recordsSinceBarrier;
@@ -364,6 +365,11 @@ public final class SourceLoop implements Runnable {
         return ready;
     }
 
+    /** Whether the last assignment was empty: this member runs no task (and is ready). */
+    public boolean assignedNothing() {
+        return assignedNothing;
+    }
+
     public boolean running() {
         return running;
     }
@@ -436,7 +442,10 @@ public final class SourceLoop implements Runnable {
 
     private void startExecution(Set<TopicPartition> assigned) {
         stopExecution();
+        assignedNothing = assigned.isEmpty();
         if (assigned.isEmpty()) {
+            // A member without partitions (more instances than partitions) runs nothing and is fine.
+            ready = true;
             return;
         }
         try {

@@ -8,7 +8,9 @@ import java.util.function.LongSupplier;
 /**
  * The readiness rule of {@code /health/ready}: every assigned task is restored and running, and
  * checkpointing works — a checkpoint completed (or was skipped because nothing new was read) within
- * the last {@value #INTERVALS} checkpoint intervals, at least {@link #MIN_WINDOW}.
+ * the last {@value #INTERVALS} checkpoint intervals, at least {@link #MIN_WINDOW}. A member that the
+ * group assigned no partition is ready: a StatefulSet with more replicas than partitions must still
+ * finish its rollout.
  */
 public final class Readiness {
     static final int INTERVALS = 3;
@@ -22,6 +24,12 @@ public final class Readiness {
 
         /** Why the tasks do not run, or null. */
         String notRunning();
+
+        /**
+         * A group member that was assigned no partition (more replicas than partitions): it has
+         * nothing to restore or checkpoint and is ready as it is.
+         */
+        boolean noTasks();
 
         static Tasks of(Instance instance) {
             return new Tasks() {
@@ -38,6 +46,11 @@ public final class Readiness {
                 @Override
                 public String notRunning() {
                     return instance.stats().notRunning();
+                }
+
+                @Override
+                public boolean noTasks() {
+                    return instance.assignedNothing();
                 }
             };
         }
@@ -67,6 +80,9 @@ public final class Readiness {
         if (!tasks.running()) {
             String why = tasks.notRunning();
             return Optional.of(why == null ? "no partitions assigned" : why);
+        }
+        if (tasks.noTasks()) {
+            return Optional.empty();
         }
         long settled = history.lastSettledAt();
         if (settled < 0) {

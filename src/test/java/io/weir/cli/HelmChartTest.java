@@ -123,6 +123,12 @@ class HelmChartTest {
         assertTrue(pod.get("terminationGracePeriodSeconds").asInt() >= 30, pod::toString);
         assertTrue(container.at("/resources/requests").has("memory"));
         assertEquals("json", env(container, "WEIR_LOG_FORMAT").get("value").asText());
+        // The image runs `java $JAVA_OPTS -jar ...`: options given as JAVA_TOOL_OPTIONS would lose to
+        // the image's own -XX:MaxRAMPercentage on the command line.
+        assertTrue(env(container, "JAVA_OPTS").get("value").asText().contains("MaxRAMPercentage"), container::toString);
+        assertTrue(
+                container.get("env").findValuesAsText("name").stream().noneMatch("JAVA_TOOL_OPTIONS"::equals),
+                container::toString);
         assertEquals(
                 1, one(kinds, "PodDisruptionBudget").at("/spec/maxUnavailable").asInt());
     }

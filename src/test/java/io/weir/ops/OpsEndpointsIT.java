@@ -161,6 +161,36 @@ class OpsEndpointsIT {
         }
     }
 
+    /** More replicas than partitions: the member without a partition must be ready too, or a rollout never ends. */
+    @Test
+    void aMemberThatTheGroupAssignsNoPartitionIsReady() throws Exception {
+        TotalsJob job = TotalsJob.create("ops-ready-empty", 1);
+        produce(job, 100, 2);
+        WeirConfig one = job.config("instance-id=i1", "processing.checkpoint.interval=200ms");
+        WeirConfig two = job.config(
+                "instance-id=i2",
+                "processing.checkpoint.interval=200ms",
+                "processing.state.dir=" + job.stateDir().resolve("i2"));
+        Instance first = new Instance(Jobs.settings(one), Jobs.clients(one));
+        Instance second = new Instance(Jobs.settings(two), Jobs.clients(two));
+        try (Ops a = new Ops(first);
+                Ops b = new Ops(second)) {
+            String urlA = "http://localhost:" + a.serve(0);
+            String urlB = "http://localhost:" + b.serve(0);
+            first.start();
+            second.start();
+            await().atMost(DEADLINE)
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> first.assignedNothing() != second.assignedNothing()
+                            && Http.get(urlA + "/health/ready").statusCode() == 200
+                            && Http.get(urlB + "/health/ready").statusCode() == 200);
+            await().atMost(DEADLINE).until(() -> job.committedInput() >= 100);
+        } finally {
+            first.close();
+            second.close();
+        }
+    }
+
     @Test
     void metricsMoveWithTheJobAndCheckpointsListPhasesAndSizes() throws Exception {
         TotalsJob job = TotalsJob.create("ops-metrics", 2);

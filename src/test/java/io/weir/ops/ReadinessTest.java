@@ -16,6 +16,7 @@ class ReadinessTest {
     private boolean stopped;
     private boolean running;
     private String notRunning = "starting";
+    private boolean noTasks;
     private final Readiness readiness = new Readiness(
             new Readiness.Tasks() {
                 @Override
@@ -31,6 +32,11 @@ class ReadinessTest {
                 @Override
                 public String notRunning() {
                     return notRunning;
+                }
+
+                @Override
+                public boolean noTasks() {
+                    return noTasks;
                 }
             },
             Duration.ofSeconds(2),
@@ -84,5 +90,16 @@ class ReadinessTest {
         assertEquals(Optional.of("no partitions assigned"), readiness.notReadyReason());
         stopped = true;
         assertEquals(Optional.of("stopped"), readiness.notReadyReason());
+    }
+
+    @Test
+    void aMemberAssignedNoPartitionIsReadyWithoutCheckpoints() {
+        assertEquals(Optional.of("starting"), readiness.notReadyReason(), "no assignment yet: not ready");
+        notRunning = null;
+        running = true;
+        noTasks = true;
+        assertEquals(Optional.empty(), readiness.notReadyReason(), "nothing to restore or checkpoint");
+        noTasks = false;
+        assertEquals(Optional.of("no checkpoint completed yet"), readiness.notReadyReason());
     }
 }
