@@ -9,10 +9,15 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigDef;
 
 /**
  * What must never be printed: the values of secret Kafka client properties ({@code sasl.jaas.config},
- * any property whose name contains {@code password} or {@code secret}), and the
+ * any property whose name contains {@code password} or {@code secret}, every property Kafka declares
+ * as a password such as {@code ssl.keystore.key}), and the
  * {@code password=…} options inside a JAAS configuration. {@link #redacted(Map)} gives a map safe to
  * print; {@link #register} remembers the values of a client configuration so that
  * {@link #redact(String)} — which both log encoders apply to every line — masks them wherever they
@@ -33,10 +38,39 @@ public final class Secrets {
 
     private Secrets() {}
 
+    /**
+     * The client properties Kafka itself declares as passwords (type PASSWORD in the producer,
+     * consumer and admin configuration definitions): {@code ssl.keystore.key},
+     * {@code ssl.truststore.certificates}, {@code sasl.oauthbearer.assertion.private.key.passphrase}, …
+     */
+    private static final Set<String> KAFKA_PASSWORDS = kafkaPasswords();
+
+    private static Set<String> kafkaPasswords() {
+        Set<String> names = new java.util.TreeSet<>();
+        for (ConfigDef def :
+                List.of(ProducerConfig.configDef(), ConsumerConfig.configDef(), AdminClientConfig.configDef())) {
+            def.configKeys().forEach((name, key) -> {
+                if (key.type == ConfigDef.Type.PASSWORD) {
+                    names.add(name);
+                }
+            });
+        }
+        return Set.copyOf(names);
+    }
+
     /** Whether a property of this name holds a secret. */
     public static boolean isSecret(String property) {
         String name = property.toLowerCase(Locale.ROOT);
-        return name.endsWith("sasl.jaas.config") || name.contains("password") || name.contains("secret");
+        if (name.endsWith("sasl.jaas.config") || name.contains("password") || name.contains("secret")) {
+            return true;
+        }
+        // Prefixed forms too (consumer.ssl.keystore.key, …).
+        for (String p : KAFKA_PASSWORDS) {
+            if (name.equals(p) || name.endsWith("." + p)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The value to print for this property: the mask for secrets, else the value. */

@@ -84,7 +84,7 @@ class TxnCommandIT {
         assertEquals(false, first.get("ownerIsMember").asBoolean());
         assertTrue(first.get("state").asText().equalsIgnoreCase("ongoing"), list.out);
         assertTrue(first.get("startTimeMs").asLong() <= before, list.out);
-        assertTrue(first.get("ageMs").asLong() >= 0 && first.get("ageMs").asLong() < 60_000, list.out);
+        assertTrue(first.get("ageMs").asLong() >= 0, list.out);
         assertEquals(input + "-0", first.get("partitions").get(0).asText());
         JsonNode second = listed.get(1);
         assertEquals("pod-live", second.get("owner").asText());

@@ -25,6 +25,15 @@ class SecretsTest {
         assertTrue(Secrets.isSecret("ssl.keystore.password"));
         assertTrue(Secrets.isSecret("ssl.key.password"));
         assertTrue(Secrets.isSecret("sasl.oauthbearer.client.credentials.client.secret"));
+        // Kafka's own PASSWORD-typed properties, whatever their names say, and prefixed.
+        assertTrue(Secrets.isSecret("ssl.keystore.key"));
+        assertTrue(Secrets.isSecret("ssl.truststore.certificates"));
+        assertTrue(Secrets.isSecret("ssl.keystore.certificate.chain"));
+        assertTrue(Secrets.isSecret("sasl.oauthbearer.assertion.private.key.passphrase"));
+        assertTrue(Secrets.isSecret("consumer.ssl.keystore.key"));
+        assertEquals(
+                Map.of("ssl.keystore.key", Secrets.MASK),
+                Secrets.redacted(Map.of("ssl.keystore.key", "-----BEGIN PRIVATE KEY-----abc")));
         assertFalse(Secrets.isSecret("ssl.truststore.location"));
         assertFalse(Secrets.isSecret("security.protocol"));
         assertEquals(
