@@ -83,7 +83,7 @@ class PipelineValidationTest {
         assertEquals(
                 List.of(
                         "config/job.yaml:4:5: unknown step type agregate at pipeline.1, "
-                                + "expected one of source, filter, map, key-by, dedupe, aggregate, process, route, sink; did you mean aggregate?"),
+                                + "expected one of source, filter, map, key-by, dedupe, join, lookup, aggregate, process, route, sink; did you mean aggregate?"),
                 errors(
                         """
         pipeline:
@@ -97,7 +97,7 @@ class PipelineValidationTest {
     void settingsNotIndentedUnderTheStepAreExplained() {
         assertEquals(
                 List.of("config/job.yaml:3:5: pipeline.0 must be a mapping with one key naming "
-                        + "the step type (source, filter, map, key-by, dedupe, aggregate, process, route, sink), was a mapping with keys source, topic; indent "
+                        + "the step type (source, filter, map, key-by, dedupe, join, lookup, aggregate, process, route, sink), was a mapping with keys source, topic; indent "
                         + "the step's settings under source:"),
                 errors(
                         """
@@ -270,5 +270,58 @@ class PipelineValidationTest {
                         AggregateStep.Emit.EVERY_UPDATE));
         assertThrows(IllegalArgumentException.class, () -> new SourceStep("a b", Format.JSON));
         assertThrows(NullPointerException.class, () -> new SinkStep("out", null));
+    }
+
+    @Test
+    void aJoinOrLookupMustComeBeforeAnyKeyByAndNoSinkMayWriteWhatTheyRead() {
+        assertEquals(
+                List.of(
+                        "config/job.yaml:5:5: pipeline.2.join must come before any key-by (pipeline.1 re-keys the "
+                                + "stream): payments is read with the source, partition p with partition p, so both "
+                                + "must be keyed by the same key",
+                        "config/job.yaml:6:5: pipeline.3: the job writes payments, which a join or lookup of the job "
+                                + "reads; write to another topic"),
+                errors(
+                        """
+        pipeline:
+          - source: { topic: orders }
+          - key-by: "value.user"
+          - join: { with: { topic: payments }, within: 1m, as: payment }
+          - sink: { topic: payments }
+        """));
+    }
+
+    @Test
+    void aJoinNeedsWithWithinAndAsAndKnowsItsTypes() {
+        assertEquals(
+                List.of(
+                        "config/job.yaml:4:11: pipeline.1.join.with is required: the other stream's topic, such as "
+                                + "{ topic: payments }",
+                        "config/job.yaml:4:11: pipeline.1.join.within is required: how far apart in event time two "
+                                + "records may be to join, such as 5m",
+                        "config/job.yaml:4:11: pipeline.1.join.as is required: the field of the output that holds "
+                                + "the other record",
+                        "config/job.yaml:4:19: pipeline.1.join.type must be one of inner, left, was outer"),
+                errors(
+                        """
+        pipeline:
+          - source: { topic: orders }
+          - join: { type: outer }
+          - sink: { topic: out }
+        """));
+    }
+
+    @Test
+    void aLookupReadingTheSourceTopicIsRefused() {
+        assertEquals(
+                List.of("config/job.yaml:4:5: pipeline.1.lookup reads orders, which this job already reads; each "
+                        + "topic may be read by one step"),
+                errors(
+                        """
+        pipeline:
+          - source: { topic: orders }
+          - lookup: { table: { topic: orders }, as: o }
+          - sink: { topic: out }
+        """));
     }
 }
