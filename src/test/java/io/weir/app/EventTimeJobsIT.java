@@ -1,12 +1,12 @@
 package io.weir.app;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.weir.config.ConfigLoader;
 import io.weir.config.WeirConfig;
+import io.weir.fixtures.Instances;
 import io.weir.fixtures.KafkaFixture;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
@@ -61,10 +60,10 @@ class EventTimeJobsIT {
                 "pipeline.3.sink.topic=" + app + "-out");
         try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
             instance.start();
-            awaitUntil(instance, () -> committed(app + "-out") >= 2);
+            Instances.awaitUntil(instance, Duration.ofSeconds(60), () -> Instances.committed(app + "-out") >= 2);
             // Now a click for u1's closed session: late.
             KafkaFixture.produce(List.of(click(clicks, 0, "u1", t0 + 30_000)));
-            awaitUntil(instance, () -> committed(app + "-late") >= 1);
+            Instances.awaitUntil(instance, Duration.ofSeconds(60), () -> Instances.committed(app + "-late") >= 1);
         }
         Map<String, JsonNode> sessions = new TreeMap<>();
         for (ConsumerRecord<String, String> r : KafkaFixture.readAllCommitted(app + "-out")) {
@@ -79,7 +78,7 @@ class EventTimeJobsIT {
                 KafkaFixture.readAllCommitted(app + "-late").get(0);
         assertEquals("late", header(late, "weir.error"));
         assertEquals(t0 + 30_000, JSON.readTree(late.value()).get("ts").asLong());
-        assertEquals(0, committed(app + "-dlq"), "markers and clicks never reach the dead-letter topic");
+        assertEquals(0, Instances.committed(app + "-dlq"), "markers and clicks never reach the dead-letter topic");
     }
 
     @Test
@@ -104,7 +103,7 @@ class EventTimeJobsIT {
                 "pipeline.2.sink.topic=" + app + "-out");
         try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
             instance.start();
-            awaitUntil(instance, () -> committed(app + "-out") >= 2);
+            Instances.awaitUntil(instance, Duration.ofSeconds(60), () -> Instances.committed(app + "-out") >= 2);
         }
         List<ConsumerRecord<String, String>> out = KafkaFixture.readAllCommitted(app + "-out");
         assertEquals(2, out.size(), "minutes 0 and 1 closed (watermark 175 s), minute 2 is open");
@@ -134,21 +133,5 @@ class EventTimeJobsIT {
                 "processing.state.dir=" + temp.resolve("state")));
         sets.addAll(List.of(extra));
         return new ConfigLoader().load(Path.of("config/examples", example), Map.of(), sets);
-    }
-
-    private static void awaitUntil(Instance instance, BooleanSupplier done) {
-        await("the job commits its output")
-                .atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(200))
-                .until(() -> {
-                    if (instance.stopped()) {
-                        throw new AssertionError("the instance stopped", instance.awaitTermination());
-                    }
-                    return done.getAsBoolean();
-                });
-    }
-
-    private static int committed(String topic) {
-        return KafkaFixture.readAllCommitted(topic).size();
     }
 }

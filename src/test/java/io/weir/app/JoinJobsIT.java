@@ -1,6 +1,5 @@
 package io.weir.app;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -9,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.weir.config.ConfigLoader;
 import io.weir.config.WeirConfig;
+import io.weir.fixtures.Instances;
 import io.weir.fixtures.KafkaFixture;
 import io.weir.kafka.Topics;
 import java.nio.file.Path;
@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.junit.jupiter.api.Test;
@@ -75,7 +74,7 @@ class JoinJobsIT {
                 "processing.auto-offset-reset=earliest");
         try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
             instance.start();
-            awaitUntil(instance, () -> committed(out) >= 2);
+            Instances.awaitUntil(instance, Duration.ofSeconds(60), () -> Instances.committed(out) >= 2);
             // Graceful: a last checkpoint covers what was read, so at-least-once repeats nothing.
             instance.stopGracefully(Duration.ofSeconds(30));
         }
@@ -91,7 +90,7 @@ class JoinJobsIT {
                 order(orders, 1, "c2", "o5", t0 + 10_000)));
         try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
             instance.start();
-            awaitUntil(instance, () -> committed(out) >= 4);
+            Instances.awaitUntil(instance, Duration.ofSeconds(60), () -> Instances.committed(out) >= 4);
             instance.stopGracefully(Duration.ofSeconds(30));
         }
         assertEquals(Map.of("o1", "gold", "o2", "platinum", "o4", "platinum", "o5", "bronze"), tiers(out));
@@ -118,9 +117,9 @@ class JoinJobsIT {
             instance.start();
             // Orders until one gets through: those sent before the job found its start positions
             // are skipped (latest), the customer written before the start is not.
-            awaitUntil(instance, () -> {
+            Instances.awaitUntil(instance, Duration.ofSeconds(60), () -> {
                 KafkaFixture.produce(List.of(order(orders, 0, "c1", "o" + sent[0]++, t0 + sent[0])));
-                return committed(out) >= 1;
+                return Instances.committed(out) >= 1;
             });
         }
         Map<String, String> tiers = tiers(out);
@@ -164,7 +163,7 @@ class JoinJobsIT {
         try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
             instance.start();
             // Watermark after idleness: t0 + 4 min - 5 s, so o0..o2 (window over at ts + 1 min) close.
-            awaitUntil(instance, () -> committed(out) >= 3);
+            Instances.awaitUntil(instance, Duration.ofSeconds(60), () -> Instances.committed(out) >= 3);
         }
         List<String> unmatched = new ArrayList<>();
         for (ConsumerRecord<String, String> r : KafkaFixture.readAllCommitted(out)) {
@@ -224,21 +223,5 @@ class JoinJobsIT {
                 "processing.state.dir=" + temp.resolve("state")));
         sets.addAll(List.of(extra));
         return new ConfigLoader().load(Path.of("config/examples", "order-enrichment.yaml"), Map.of(), sets);
-    }
-
-    private static void awaitUntil(Instance instance, BooleanSupplier done) {
-        await("the job commits its output")
-                .atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(200))
-                .until(() -> {
-                    if (instance.stopped()) {
-                        throw new AssertionError("the instance stopped", instance.awaitTermination());
-                    }
-                    return done.getAsBoolean();
-                });
-    }
-
-    private static int committed(String topic) {
-        return KafkaFixture.readAllCommitted(topic).size();
     }
 }

@@ -1,6 +1,5 @@
 package io.weir.app;
 
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,6 +8,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.weir.config.ConfigLoader;
 import io.weir.config.WeirConfig;
 import io.weir.fixtures.ExamplePlugin;
+import io.weir.fixtures.Instances;
 import io.weir.fixtures.KafkaFixture;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -67,11 +67,14 @@ class PipelineJobsIT {
         int expected = large + u1 + other;
         runUntil(
                 config,
-                () -> committed(app + "-large") + committed(app + "-u1") + committed(app + "-other") >= expected
-                        && committed(app + "-dlq") >= 1);
-        assertEquals(large, committed(app + "-large"));
-        assertEquals(u1, committed(app + "-u1"));
-        assertEquals(other, committed(app + "-other"));
+                () -> Instances.committed(app + "-large")
+                                        + Instances.committed(app + "-u1")
+                                        + Instances.committed(app + "-other")
+                                >= expected
+                        && Instances.committed(app + "-dlq") >= 1);
+        assertEquals(large, Instances.committed(app + "-large"));
+        assertEquals(u1, Instances.committed(app + "-u1"));
+        assertEquals(other, Instances.committed(app + "-other"));
         for (ConsumerRecord<String, String> r : KafkaFixture.readAllCommitted(app + "-large")) {
             JsonNode v = JSON.readTree(r.value());
             assertEquals(v.get("amount").asLong() * 100, v.get("cents").asLong());
@@ -109,7 +112,7 @@ class PipelineJobsIT {
                                 "pipeline.0.source.topic=" + orders,
                                 "pipeline.2.sink.topic=" + app + "-flagged",
                                 "processing.plugins=" + plugins));
-        runUntil(config, () -> committed(app + "-flagged") >= 50);
+        runUntil(config, () -> Instances.committed(app + "-flagged") >= 50);
         int flagged = 0;
         for (ConsumerRecord<String, String> r : KafkaFixture.readAllCommitted(app + "-flagged")) {
             JsonNode v = JSON.readTree(r.value());
@@ -137,19 +140,7 @@ class PipelineJobsIT {
     private static void runUntil(WeirConfig config, BooleanSupplier done) throws Exception {
         try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
             instance.start();
-            await(config.application() + " commits its output")
-                    .atMost(Duration.ofSeconds(90))
-                    .pollInterval(Duration.ofMillis(200))
-                    .until(() -> {
-                        if (instance.stopped()) {
-                            throw new AssertionError("the instance stopped", instance.awaitTermination());
-                        }
-                        return done.getAsBoolean();
-                    });
+            Instances.awaitUntil(instance, Duration.ofSeconds(90), done);
         }
-    }
-
-    private static int committed(String topic) {
-        return KafkaFixture.readAllCommitted(topic).size();
     }
 }
