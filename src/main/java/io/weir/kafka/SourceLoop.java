@@ -348,6 +348,7 @@ public final class SourceLoop implements Runnable {
             long deadline = clock.getAsLong() + timeout.toMillis();
             execution.drain().whenComplete((ok, failure) -> post(() -> running = false));
             drainDeadline = deadline;
+            markBehind(); // no task may wait for input that will not be fetched any more
         });
     }
 
@@ -583,9 +584,11 @@ public final class SourceLoop implements Runnable {
         if (execution == null) {
             return;
         }
+        boolean fetching = drainDeadline == 0;
         for (Map.Entry<TopicPartition, Feed> e : feeds.entrySet()) {
-            java.util.OptionalLong lag = consumer.currentLag(e.getKey());
-            boolean behind = lag.isEmpty() || lag.getAsLong() > 0;
+            // While draining nothing more is fetched: only what waits in the overflow is still to come.
+            java.util.OptionalLong lag = fetching ? consumer.currentLag(e.getKey()) : java.util.OptionalLong.of(0);
+            boolean behind = !e.getValue().overflow.isEmpty() || lag.isEmpty() || lag.getAsLong() > 0;
             if (e.getValue().channel.behind(behind) && !behind) {
                 execution.wake(e.getValue().partition);
             }

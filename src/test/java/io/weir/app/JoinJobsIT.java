@@ -174,6 +174,49 @@ class JoinJobsIT {
         assertEquals(List.of("o0", "o1", "o2"), unmatched);
     }
 
+    /**
+     * A graceful stop while both inputs still have records on the broker: the task must not wait for
+     * an empty input that is no longer fetched, so the last checkpoint covers everything it read.
+     */
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aGracefulStopWithInputLeftOnBothTopicsCommitsEverythingRead() throws Exception {
+        String app = KafkaFixture.uniqueTopic("lookup-drain");
+        String orders = KafkaFixture.createTopic(app + "-orders", 1);
+        String customers = KafkaFixture.createTopic(app + "-customers", 1);
+        String out = app + "-out";
+        long t0 = System.currentTimeMillis() - 3_600_000;
+        List<ProducerRecord<String, String>> input = new ArrayList<>();
+        for (int i = 0; i < 100_000; i++) {
+            // Interleaved in time: the task alternates between the two topics.
+            input.add(customer(customers, 0, "c" + i % 100, "{\"tier\":\"t" + i + "\"}", t0 + 2L * i));
+            input.add(order(orders, 0, "c" + i % 100, "o" + i, t0 + 2L * i + 1));
+        }
+        KafkaFixture.produce(input);
+        WeirConfig config = load(
+                app,
+                "pipeline.0.source.topic=" + orders,
+                "pipeline.1.lookup.table.topic=" + customers,
+                "pipeline.3.sink.topic=" + out,
+                "processing.checkpoint.interval=10s",
+                "processing.channel-capacity=64");
+        Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config));
+        try {
+            instance.start();
+            Instances.awaitUntil(
+                    instance,
+                    Duration.ofSeconds(60),
+                    () -> instance.counters().recordsIn.sum() >= 2_000);
+            instance.stopGracefully(Duration.ofSeconds(30));
+        } finally {
+            instance.close();
+        }
+        long read = instance.counters().recordsIn.sum();
+        assertTrue(read < 200_000, "stopped while input was left: " + read);
+        // Everything the job wrote before it stopped was committed by its last checkpoint.
+        assertEquals(instance.counters().recordsOut.sum(), Instances.committed(out), "read " + read);
+    }
+
     @Test
     @Timeout(value = 2, unit = TimeUnit.MINUTES)
     void topicsWithDifferentPartitionCountsAreRefusedNamingBoth() throws Exception {
