@@ -596,7 +596,8 @@ public final class ThroughputBench {
             return null;
         }
         Recording r = new Recording();
-        r.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(10));
+        r.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(1));
+        r.enable("jdk.ObjectAllocationSample").with("throttle", "1000/s").withStackTrace();
         r.enable("jdk.JavaMonitorWait").withThreshold(Duration.ofMillis(1)).withStackTrace();
         r.enable("jdk.ThreadPark").withThreshold(Duration.ofMillis(1)).withStackTrace();
         r.enable("jdk.JavaMonitorEnter").withThreshold(Duration.ofMillis(1)).withStackTrace();

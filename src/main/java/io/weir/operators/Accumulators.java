@@ -2,13 +2,11 @@ package io.weir.operators;
 
 import dev.cel.common.values.NullValue;
 import io.weir.state.Serde;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * A compact binary form of an aggregate's row of cells (values of the {@link Json} model, or null
@@ -28,10 +26,16 @@ public final class Accumulators implements Serde<Object[]> {
     private static final byte FALSE = 5;
     private static final byte JSON = 6;
     private static final byte NULL = 7;
+    private static final VarHandle BIG_ENDIAN_LONG =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    private static final VarHandle BIG_ENDIAN_INT =
+            MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
 
     private final int length;
-    private final ByteArrayOutputStream buffer = new ByteArrayOutputStream(64);
-    private final DataOutputStream out = new DataOutputStream(buffer);
+    /** Reused for writing; the bytes handed out are a copy of its used part. */
+    private byte[] buffer = new byte[64];
+
+    private int size;
 
     /** A serde for rows of {@code length} cells. */
     public Accumulators(int length) {
@@ -40,80 +44,99 @@ public final class Accumulators implements Serde<Object[]> {
 
     @Override
     public byte[] serialize(Object[] row) {
-        buffer.reset();
-        try {
-            for (Object v : row) {
-                write(v);
-            }
-            out.flush();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        size = 0;
+        for (Object v : row) {
+            write(v);
         }
-        return buffer.toByteArray();
+        return Arrays.copyOf(buffer, size);
     }
 
-    private void write(Object v) throws IOException {
+    private void write(Object v) {
         if (v == null) {
-            out.writeByte(UNSET);
+            writeByte(UNSET);
         } else if (v instanceof Long l) {
-            out.writeByte(LONG);
-            out.writeLong(l);
+            writeByte(LONG);
+            writeLong(l);
         } else if (v instanceof Double d) {
-            out.writeByte(DOUBLE);
-            out.writeDouble(d);
+            writeByte(DOUBLE);
+            writeLong(Double.doubleToLongBits(d));
         } else if (v instanceof String s) {
-            out.writeByte(TEXT);
+            writeByte(TEXT);
             bytes(s.getBytes(StandardCharsets.UTF_8));
         } else if (v instanceof Boolean b) {
-            out.writeByte(b ? TRUE : FALSE);
+            writeByte(b ? TRUE : FALSE);
         } else if (v instanceof NullValue) {
-            out.writeByte(NULL);
+            writeByte(NULL);
         } else {
-            out.writeByte(JSON);
+            writeByte(JSON);
             bytes(Json.encode(v));
         }
     }
 
-    private void bytes(byte[] b) throws IOException {
-        out.writeInt(b.length);
-        out.write(b);
+    private void ensure(int more) {
+        if (size + more > buffer.length) {
+            buffer = Arrays.copyOf(buffer, Math.max(buffer.length * 2, size + more));
+        }
+    }
+
+    private void writeByte(byte b) {
+        ensure(1);
+        buffer[size++] = b;
+    }
+
+    private void writeLong(long v) {
+        ensure(8);
+        BIG_ENDIAN_LONG.set(buffer, size, v);
+        size += 8;
+    }
+
+    private void bytes(byte[] b) {
+        ensure(4 + b.length);
+        BIG_ENDIAN_INT.set(buffer, size, b.length);
+        System.arraycopy(b, 0, buffer, size + 4, b.length);
+        size += 4 + b.length;
     }
 
     @Override
     public Object[] deserialize(byte[] bytes) {
-        DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes));
         Object[] row = new Object[length];
+        int at = 0;
         try {
             for (int i = 0; i < length; i++) {
-                row[i] = read(in);
+                byte kind = bytes[at++];
+                switch (kind) {
+                    case UNSET -> row[i] = null;
+                    case LONG -> {
+                        row[i] = (long) BIG_ENDIAN_LONG.get(bytes, at);
+                        at += 8;
+                    }
+                    case DOUBLE -> {
+                        row[i] = Double.longBitsToDouble((long) BIG_ENDIAN_LONG.get(bytes, at));
+                        at += 8;
+                    }
+                    case TEXT, JSON -> {
+                        int n = (int) BIG_ENDIAN_INT.get(bytes, at);
+                        at += 4;
+                        if (n < 0 || n > bytes.length - at) {
+                            throw new IndexOutOfBoundsException("a cell of " + n + " bytes at " + at);
+                        }
+                        row[i] = kind == TEXT
+                                ? new String(bytes, at, n, StandardCharsets.UTF_8)
+                                : Json.decode(Arrays.copyOfRange(bytes, at, at + n));
+                        at += n;
+                    }
+                    case TRUE -> row[i] = Boolean.TRUE;
+                    case FALSE -> row[i] = Boolean.FALSE;
+                    case NULL -> row[i] = NullValue.NULL_VALUE;
+                    default ->
+                        throw new IllegalStateException(
+                                "operator state is corrupt: unknown value kind " + kind + " at byte " + (at - 1));
+                }
             }
             return row;
-        } catch (IOException e) {
-            throw new UncheckedIOException("operator state is corrupt", e);
-        }
-    }
-
-    private static Object read(DataInputStream in) throws IOException {
-        byte kind = in.readByte();
-        switch (kind) {
-            case UNSET:
-                return null;
-            case LONG:
-                return in.readLong();
-            case DOUBLE:
-                return in.readDouble();
-            case TEXT:
-                return new String(in.readNBytes(in.readInt()), StandardCharsets.UTF_8);
-            case TRUE:
-                return Boolean.TRUE;
-            case FALSE:
-                return Boolean.FALSE;
-            case NULL:
-                return NullValue.NULL_VALUE;
-            case JSON:
-                return Json.decode(in.readNBytes(in.readInt()));
-            default:
-                throw new IOException("unknown value kind " + kind + " in operator state");
+        } catch (IndexOutOfBoundsException e) {
+            throw new IllegalStateException(
+                    "operator state is corrupt: a row of " + bytes.length + " bytes ends early", e);
         }
     }
 }

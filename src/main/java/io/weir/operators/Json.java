@@ -6,7 +6,6 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.InputCoercionException;
-import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import dev.cel.common.values.CelByteString;
 import dev.cel.common.values.NullValue;
 import io.weir.dataflow.BadRecordException;
@@ -104,13 +103,86 @@ public final class Json {
 
     /** Encodes a value of the model (and plain Java values: null, Integer, byte[] as Base64). */
     public static byte[] encode(Object value) {
-        ByteArrayBuilder out = new ByteArrayBuilder(FACTORY._getBufferRecycler(), 128);
-        try (JsonGenerator g = FACTORY.createGenerator(out)) {
-            write(g, value);
-        } catch (IOException e) {
-            throw new IllegalStateException("writing JSON to memory failed", e);
+        return ENCODERS.get().encode(value);
+    }
+
+    private static final ThreadLocal<Encoder> ENCODERS = ThreadLocal.withInitial(Encoder::new);
+
+    /**
+     * One thread's generator, kept open over a reusable buffer: each value is written as a root
+     * value without a separator and its bytes copied out. Making a generator per value (its context,
+     * buffers and output array) cost as much as writing a small document.
+     */
+    private static final class Encoder {
+        private final Buffer out = new Buffer();
+        private JsonGenerator generator;
+        private boolean busy;
+
+        byte[] encode(Object value) {
+            if (busy) {
+                return encodeOnce(value); // re-entered (a value's toString?): not on the shared generator
+            }
+            busy = true;
+            try {
+                if (generator == null) {
+                    generator = FACTORY.createGenerator(out);
+                    generator.setRootValueSeparator(null);
+                }
+                out.reset();
+                write(generator, value);
+                generator.flush();
+                return out.toByteArray();
+            } catch (IOException e) {
+                generator = null;
+                throw new IllegalStateException("writing JSON to memory failed", e);
+            } catch (RuntimeException e) {
+                generator = null; // stopped inside a document: start the next one on a fresh generator
+                throw e;
+            } finally {
+                busy = false;
+            }
         }
-        return out.toByteArray();
+
+        private static byte[] encodeOnce(Object value) {
+            Buffer out = new Buffer();
+            try (JsonGenerator g = FACTORY.createGenerator(out)) {
+                write(g, value);
+            } catch (IOException e) {
+                throw new IllegalStateException("writing JSON to memory failed", e);
+            }
+            return out.toByteArray();
+        }
+    }
+
+    /** A growable byte sink that can be emptied and reused. */
+    private static final class Buffer extends java.io.OutputStream {
+        private byte[] bytes = new byte[256];
+        private int size;
+
+        void reset() {
+            size = 0;
+        }
+
+        byte[] toByteArray() {
+            return java.util.Arrays.copyOf(bytes, size);
+        }
+
+        @Override
+        public void write(int b) {
+            if (size == bytes.length) {
+                bytes = java.util.Arrays.copyOf(bytes, bytes.length * 2);
+            }
+            bytes[size++] = (byte) b;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            if (size + len > bytes.length) {
+                bytes = java.util.Arrays.copyOf(bytes, Math.max(bytes.length * 2, size + len));
+            }
+            System.arraycopy(b, off, bytes, size, len);
+            size += len;
+        }
     }
 
     private static void write(JsonGenerator g, Object v) throws IOException {

@@ -25,21 +25,36 @@ final class WriteBackCache implements StateStore {
     /** A removed key whose removal has not reached the inner store yet. */
     private static final byte[] DELETED = new byte[0];
 
+    /** A cached value, and whether it still has to reach the inner store. */
+    private static final class Entry {
+        byte[] value;
+        boolean dirty;
+
+        Entry(byte[] value) {
+            this.value = value;
+        }
+    }
+
     private final RocksDbStateStore inner;
-    /** Sorted, so that a scan writes through the dirty entries under its prefix only. */
+    /**
+     * The dirty keys, sorted, so that a scan writes through the dirty entries under its prefix
+     * only. A key enters once per checkpoint however often it is written: its entry's flag says it
+     * is here already, which keeps the sorted set off the path of a hot key's repeated writes.
+     */
     private final NavigableSet<Bytes> dirty = new TreeSet<>();
 
-    private final LinkedHashMap<Bytes, byte[]> entries;
+    private final LinkedHashMap<Bytes, Entry> entries;
 
     WriteBackCache(RocksDbStateStore inner, int capacity) {
         this.inner = inner;
         this.entries = new LinkedHashMap<>(Math.min(capacity, 1 << 16) * 2, 0.75f, true) {
             @Override
-            protected boolean removeEldestEntry(Map.Entry<Bytes, byte[]> eldest) {
+            protected boolean removeEldestEntry(Map.Entry<Bytes, Entry> eldest) {
                 if (size() <= capacity) {
                     return false;
                 }
-                if (dirty.remove(eldest.getKey())) {
+                if (eldest.getValue().dirty) {
+                    dirty.remove(eldest.getKey());
                     writeThrough(eldest.getKey(), eldest.getValue());
                 }
                 return true;
@@ -55,14 +70,13 @@ final class WriteBackCache implements StateStore {
     @Override
     public byte[] get(byte[] key) {
         inner.ensureOpen(); // the backend may have closed the store under us
-        Bytes k = new Bytes(key);
-        byte[] v = entries.get(k);
-        if (v == null) {
-            v = inner.get(key);
-            entries.put(new Bytes(key.clone()), v == null ? DELETED : v.clone());
+        Entry e = entries.get(new Bytes(key));
+        if (e == null) {
+            byte[] v = inner.get(key);
+            entries.put(new Bytes(key.clone()), new Entry(v == null ? DELETED : v.clone()));
             return v;
         }
-        return v == DELETED ? null : v.clone();
+        return e.value == DELETED ? null : e.value.clone();
     }
 
     @Override
@@ -71,17 +85,30 @@ final class WriteBackCache implements StateStore {
         if (value == null) {
             throw new IllegalArgumentException("state values must not be null; delete the key instead");
         }
-        Bytes k = new Bytes(key.clone());
-        dirty.add(k);
-        entries.put(k, value.clone());
+        write(key, value.clone());
     }
 
     @Override
     public void delete(byte[] key) {
         inner.ensureOpen();
-        Bytes k = new Bytes(key.clone());
-        dirty.add(k);
-        entries.put(k, DELETED);
+        write(key, DELETED);
+    }
+
+    private void write(byte[] key, byte[] value) {
+        Entry e = entries.get(new Bytes(key));
+        if (e == null) {
+            Bytes k = new Bytes(key.clone());
+            e = new Entry(value);
+            e.dirty = true;
+            dirty.add(k);
+            entries.put(k, e);
+        } else {
+            e.value = value;
+            if (!e.dirty) {
+                e.dirty = true;
+                dirty.add(new Bytes(key.clone()));
+            }
+        }
     }
 
     @Override
@@ -99,7 +126,9 @@ final class WriteBackCache implements StateStore {
             if (!startsWith(k.array(), prefix)) {
                 break;
             }
-            writeThrough(k, entries.get(k));
+            Entry e = entries.get(k);
+            writeThrough(k, e);
+            e.dirty = false;
             it.remove();
         }
         return inner.scan(prefix, first);
@@ -140,16 +169,18 @@ final class WriteBackCache implements StateStore {
 
     private void flush() {
         for (Bytes k : dirty) {
-            writeThrough(k, entries.get(k));
+            Entry e = entries.get(k);
+            writeThrough(k, e);
+            e.dirty = false;
         }
         dirty.clear();
     }
 
-    private void writeThrough(Bytes key, byte[] value) {
-        if (value == DELETED) {
+    private void writeThrough(Bytes key, Entry e) {
+        if (e.value == DELETED) {
             inner.delete(key.array());
         } else {
-            inner.put(key.array(), value);
+            inner.put(key.array(), e.value);
         }
     }
 
