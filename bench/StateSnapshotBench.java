@@ -33,7 +33,10 @@ import java.util.stream.Stream;
  * empty directory and by local recovery. Not a test: it prints figures and asserts nothing but
  * that restored state has every key it should.
  *
- * <p>Run: {@code bench/state-snapshot.sh [keys=10000000] [rounds=20] [change=0.01] [dir=/tmp/weir-bench]}
+ * <p>Run: {@code bench/state-snapshot.sh [keys=10000000] [rounds=20] [change=0.01] [dir=/tmp/weir-bench]
+ * [prepare=alternate|always|never]}: with alternate, every other checkpoint is prepared the way a
+ * task prepares it ({@code StateStore.prepareSnapshot()} a quarter of the interval before the
+ * barrier; here after 3/4 of the round's changes), so both pauses are measured in the same run.
  */
 public final class StateSnapshotBench {
     private static final Serde<byte[]> RAW = new Serde<>() {
@@ -52,6 +55,7 @@ public final class StateSnapshotBench {
         long keys = Long.parseLong(arg(args, "keys", "10000000"));
         int rounds = Integer.parseInt(arg(args, "rounds", "20"));
         double change = Double.parseDouble(arg(args, "change", "0.01"));
+        String prepareMode = arg(args, "prepare", "alternate");
         Path dir = Path.of(arg(args, "dir", "/tmp/weir-bench"));
         deleteTree(dir);
         Files.createDirectories(dir);
@@ -63,7 +67,7 @@ public final class StateSnapshotBench {
             KafkaClients clients = KafkaClients.of(kafka.bootstrapServers());
             String topic = "bench-snapshots";
             try (var admin = clients.admin("bench")) {
-                new Topics(admin).ensureInternal("bench-checkpoints", topic);
+                new Topics(admin, 1).ensureInternal("bench-checkpoints", topic);
             }
             RocksDbSettings rocks = new RocksDbSettings(Long.parseLong(arg(args, "blockCacheMiB", "64")) << 20,
                     Long.parseLong(arg(args, "writeBufferMiB", "32")) << 20);
@@ -87,11 +91,12 @@ public final class StateSnapshotBench {
 
                 ExecutorService uploader = Executors.newSingleThreadExecutor();
                 List<Double> syncMillis = new ArrayList<>();
+                List<Double> preparedSyncMillis = new ArrayList<>();
                 List<Double> asyncSeconds = new ArrayList<>();
                 List<Long> incremental = new ArrayList<>();
                 StateHandle handle = null;
                 long fullBytes = 0;
-                System.out.println("checkpoint  sync-ms  upload-s  uploaded-MiB  checkpoint-MiB  files(new/all)");
+                System.out.println("checkpoint  prepared  sync-ms  upload-s  uploaded-MiB  checkpoint-MiB  files(new/all)");
                 for (int id = 1; id <= rounds + 1; id++) {
                     long s0 = System.nanoTime();
                     SnapshotPart part = store.snapshot(id);
@@ -101,7 +106,12 @@ public final class StateSnapshotBench {
                     // Processing goes on during the upload: the next round's changes are applied now.
                     if (id <= rounds) {
                         long changes = (long) (keys * change);
+                        boolean prepare = prepares(prepareMode, id + 1);
                         for (long c = 0; c < changes; c++) {
+                            if (prepare && c == changes * 3 / 4) {
+                                // What a task does a quarter of the interval before the next barrier.
+                                store.prepareSnapshot();
+                            }
                             state.setCurrentKey(key(Math.floorMod(random.nextLong(), keys)));
                             value.update(value(random));
                         }
@@ -114,12 +124,13 @@ public final class StateSnapshotBench {
                             .mapToLong(StoredFile::size).sum();
                     long total = handle.files().stream().mapToLong(StoredFile::size).sum();
                     long newFiles = handle.files().stream().filter(f -> f.name().contains(mark)).count();
-                    System.out.printf("%10d  %7.1f  %8.2f  %12.1f  %14.1f  %d/%d%n", id, sync, async, mib(uploaded),
+                    System.out.printf("%10d  %8s  %7.1f  %8.2f  %12.1f  %14.1f  %d/%d%n", id,
+                            id > 1 && prepares(prepareMode, id) ? "yes" : "no", sync, async, mib(uploaded),
                             mib(total), newFiles, handle.files().size());
                     if (id == 1) {
                         fullBytes = uploaded;
                     } else {
-                        syncMillis.add(sync);
+                        (prepares(prepareMode, id) ? preparedSyncMillis : syncMillis).add(sync);
                         asyncSeconds.add(async);
                         incremental.add(uploaded);
                     }
@@ -140,6 +151,8 @@ public final class StateSnapshotBench {
                         check(local, keys);
                         summary(keys, stateBytes, fullBytes, syncMillis, asyncSeconds, incremental, fromKafka,
                                 localRecovery, change);
+                        pauses("prepared (store.prepareSnapshot() after 3/4 of the round's changes)",
+                                preparedSyncMillis);
                     }
                 }
             }
@@ -152,8 +165,7 @@ public final class StateSnapshotBench {
         System.out.println();
         System.out.printf("state: %,d keys, %.1f MiB of SST files%n", keys, mib(stateBytes));
         System.out.printf("full checkpoint (first): %.1f MiB uploaded%n", mib(fullBytes));
-        System.out.printf("synchronous pause per checkpoint: median %.1f ms, p99 %.1f ms, max %.1f ms (%d checkpoints)%n",
-                percentile(sync, 50), percentile(sync, 99), Collections.max(sync), sync.size());
+        pauses("not prepared", sync);
         System.out.printf("asynchronous upload: median %.2f s, max %.2f s%n", percentile(async, 50),
                 Collections.max(async));
         List<Double> inc = incremental.stream().map(b -> mib(b)).toList();
@@ -164,6 +176,23 @@ public final class StateSnapshotBench {
         System.out.printf("restore of the task from Kafka into an empty directory: %.1f s (%.0f MiB/s)%n", fromKafka,
                 mib(stateBytes) / fromKafka);
         System.out.printf("local recovery (same directory): %.2f s%n", local);
+    }
+
+    private static void pauses(String what, List<Double> sync) {
+        if (sync.isEmpty()) {
+            return;
+        }
+        System.out.printf("synchronous pause per checkpoint, %s: median %.1f ms, p99 %.1f ms, max %.1f ms (%d checkpoints)%n",
+                what, percentile(sync, 50), percentile(sync, 99), Collections.max(sync), sync.size());
+    }
+
+    /** Whether checkpoint {@code id} is prepared: prepare=alternate (even ids) | always | never. */
+    private static boolean prepares(String mode, int id) {
+        return switch (mode) {
+            case "always" -> true;
+            case "never" -> false;
+            default -> id % 2 == 0;
+        };
     }
 
     private static void check(StateStore s, long keys) {

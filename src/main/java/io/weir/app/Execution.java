@@ -177,7 +177,13 @@ final class Execution implements SourceLoop.Execution {
                 listener(ctx, retention)));
         written = new WrittenEpochs(producers);
         TaskEnvironment env = new TaskEnvironment(
-                s.exactlyOnce(), written, coordinator.acks(), ctx.clock(), ctx.counters(), ctx.limits());
+                s.exactlyOnce(),
+                written,
+                coordinator.acks(),
+                ctx.clock(),
+                ctx.counters(),
+                ctx.limits(),
+                TaskEnvironment.prepareSnapshotAfter(s.checkpoint().interval().toMillis()));
         producers.openEpoch(firstEpoch); // tasks write to it from their first record
 
         List<Task> tasks = new ArrayList<>();

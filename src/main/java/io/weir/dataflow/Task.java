@@ -69,6 +69,10 @@ public final class Task {
     private long markedWatermark = Long.MIN_VALUE;
 
     private boolean markedIdle;
+    /** When this task last took its part of a checkpoint, and whether its store prepares the next. */
+    private long lastSnapshotAt;
+
+    private boolean snapshotPrepared;
     private long nextProcessingTimerCheck;
     private Channel currentInput;
     private long currentOffset = -1;
@@ -107,6 +111,7 @@ public final class Task {
             }
         }
         this.timestampContext = context("timestamp");
+        this.lastSnapshotAt = env.clock().getAsLong();
         byte[] restoredTime = state.taskEntry(WATERMARKS);
         if (restoredTime != null) {
             time.restore(restoredTime);
@@ -165,6 +170,10 @@ public final class Task {
             done++;
         }
         fireProcessingTimers();
+        if (!snapshotPrepared && env.clock().getAsLong() - lastSnapshotAt >= env.prepareSnapshotAfterMs()) {
+            snapshotPrepared = true;
+            state.store().prepareSnapshot();
+        }
         if (stage.eventTime() && time.checkIdle(env.clock().getAsLong())) {
             advanceWatermark();
         }
@@ -389,7 +398,9 @@ public final class Task {
         output.flush();
         throwSendFailure();
         output = env.outputs().output(checkpointId + 1);
-        env.acks().acknowledge(name, checkpointId, part, env.clock().getAsLong() - started);
+        lastSnapshotAt = env.clock().getAsLong();
+        snapshotPrepared = false;
+        env.acks().acknowledge(name, checkpointId, part, lastSnapshotAt - started);
     }
 
     private void onWatermark(int channel, long timestamp) throws Exception {

@@ -4,16 +4,31 @@ import io.weir.checkpoint.CheckpointAcks;
 import io.weir.checkpoint.EpochOutputs;
 import java.util.function.LongSupplier;
 
-/** What every task of one execution shares: the barrier mode, outputs, the coordinator, the clock. */
+/**
+ * What every task of one execution shares: the barrier mode, outputs, the coordinator, the clock.
+ *
+ * @param prepareSnapshotAfterMs how long after its last snapshot a task asks its store to prepare
+ *     the next one ({@link io.weir.state.StateStore#prepareSnapshot}); {@link Long#MAX_VALUE}: never
+ */
 public record TaskEnvironment(
         boolean align,
         EpochOutputs outputs,
         CheckpointAcks acks,
         LongSupplier clock,
         Counters counters,
-        RecordLimits limits) {
+        RecordLimits limits,
+        long prepareSnapshotAfterMs) {
     public TaskEnvironment(
             boolean align, EpochOutputs outputs, CheckpointAcks acks, LongSupplier clock, Counters counters) {
-        this(align, outputs, acks, clock, counters, RecordLimits.defaults());
+        this(align, outputs, acks, clock, counters, RecordLimits.defaults(), Long.MAX_VALUE);
+    }
+
+    /**
+     * When to prepare the next snapshot with checkpoints every {@code intervalMs}: a quarter of the
+     * interval (at most 2 s) before the next barrier is due, so the store's background flush has
+     * time to finish and the barrier finds little left to do.
+     */
+    public static long prepareSnapshotAfter(long intervalMs) {
+        return intervalMs - Math.min(intervalMs / 4, 2_000);
     }
 }

@@ -91,7 +91,13 @@ public final class LocalRun {
         };
         EpochOutputs outputs = epoch -> capture;
         TaskEnvironment env = new TaskEnvironment(
-                true, outputs, (task, id, part) -> {}, () -> now[0], new Counters(), RecordLimits.defaults());
+                true,
+                outputs,
+                (task, id, part) -> {},
+                () -> now[0],
+                new Counters(),
+                RecordLimits.defaults(),
+                Long.MAX_VALUE);
         Map<String, Channel> channels = new LinkedHashMap<>();
         for (String topic : stage.inputTopics()) {
             channels.put(topic, new Channel(channels.size(), topic + "-0", Integer.MAX_VALUE));

@@ -55,6 +55,9 @@ final class RocksDbStateStore implements StateStore {
      * flush anyway, and without it RocksDB first waits for an earlier memtable's flush to finish.
      */
     private final FlushOptions flush = new FlushOptions().setWaitForFlush(true).setAllowWriteStall(true);
+    /** Ahead of a barrier: switch the memtable and let a background job write it. */
+    private final FlushOptions earlyFlush =
+            new FlushOptions().setWaitForFlush(false).setAllowWriteStall(true);
 
     private final SharedFiles shared;
     private final Consumer<RocksDbStateStore> onClose;
@@ -148,6 +151,32 @@ final class RocksDbStateStore implements StateStore {
         return new Scan(prefix.clone(), Arrays.compareUnsigned(from, prefix) > 0 ? from.clone() : prefix.clone());
     }
 
+    /**
+     * Starts a flush of the memtable and returns at once: the writes up to now become an SST file
+     * while the task goes on, and the barrier's flush has only the writes after this left to write
+     * (it waits for this one too, if still running). RocksDB's flush at the barrier was the
+     * synchronous pause: about 110 ms for 100,000 updates of 100 bytes.
+     */
+    @Override
+    public void prepareSnapshot() {
+        ensureOpen();
+        try {
+            db.flush(earlyFlush);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("flushing the state of " + task + " failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** A RocksDB integer property of this store's database, as {@link RocksDbBackend#MEMTABLES}. */
+    long property(String name) {
+        ensureOpen();
+        try {
+            return db.getLongProperty(name);
+        } catch (RocksDBException e) {
+            throw new IllegalStateException("reading " + name + " of " + task + " failed: " + e.getMessage(), e);
+        }
+    }
+
     @Override
     public SnapshotPart snapshot(long checkpointId) {
         ensureOpen();
@@ -225,6 +254,7 @@ final class RocksDbStateStore implements StateStore {
         } finally {
             writes.close();
             flush.close();
+            earlyFlush.close();
             long keep = lastCompleted;
             removeCheckpointDirs(id -> id != keep);
             onClose.accept(this);

@@ -43,6 +43,14 @@ public interface StateStore extends AutoCloseable {
     SnapshotPart snapshot(long checkpointId);
 
     /**
+     * A snapshot is near: start, in the background, what the synchronous part would otherwise do
+     * all at once (RocksDB: write the cached writes through and flush the memtable without waiting),
+     * so that the pause at the barrier covers only the writes after this call. A hint: a store may
+     * ignore it, and calling it at any time changes no state.
+     */
+    default void prepareSnapshot() {}
+
+    /**
      * Checkpoint {@code checkpointId} completed with {@code handle} as this task's part: an
      * incremental backend may now build on its files. Completions arrive in id order.
      */

@@ -141,6 +141,12 @@ final class WriteBackCache implements StateStore {
     }
 
     @Override
+    public void prepareSnapshot() {
+        flush();
+        inner.prepareSnapshot();
+    }
+
+    @Override
     public void checkpointCompleted(long checkpointId, StateHandle handle) {
         inner.checkpointCompleted(checkpointId, handle);
     }

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /** The state contract on the RocksDB backend. */
@@ -28,6 +30,26 @@ class RocksDbStateStoreTest extends StateStoreContract {
         assertTrue(first.get(RocksDbBackend.MEMTABLES) > 100_000, "sampled before the flush: " + first);
         assertTrue(first.get(RocksDbBackend.SST_FILES) > 0, "sampled after the flush: " + first);
         assertTrue(first.get(RocksDbBackend.LIVE_DATA) > 0, "sampled after the flush: " + first);
+    }
+
+    @Test
+    void preparingASnapshotFlushesTheMemtableInTheBackground() throws IOException {
+        RocksDbStateStore rocks = (RocksDbStateStore) ((WriteBackCache) store).inner();
+        for (int i = 0; i < 30_000; i++) {
+            store.put(("key-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
+        }
+        long sstFiles = rocks.property(RocksDbBackend.SST_FILES);
+        assertTrue(rocks.property(RocksDbBackend.MEMTABLES) > 1_000_000, "the evicted writes are in the memtable");
+        store.prepareSnapshot();
+        // The cached writes went through and the memtable is on its way to an SST file.
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> rocks.property(RocksDbBackend.MEMTABLES) < 1_000_000
+                        && rocks.property(RocksDbBackend.SST_FILES) > sstFiles);
+        store.put("one more".getBytes(StandardCharsets.UTF_8), new byte[100]);
+        store.snapshot(1);
+        long atBarrier = store.sampledProperties().get(RocksDbBackend.MEMTABLES);
+        assertTrue(atBarrier < 1_000_000, "the barrier found only the write after the preparation: " + atBarrier);
     }
 
     @Test

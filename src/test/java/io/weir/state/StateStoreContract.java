@@ -90,6 +90,30 @@ abstract class StateStoreContract {
     }
 
     @Test
+    void aPreparedSnapshotHoldsTheWritesBeforeAndAfterThePreparationAndNoneAfterTheBarrier() throws IOException {
+        for (int i = 0; i < 2_000; i++) {
+            store.put(bytes("key-" + i), bytes("before-" + i));
+        }
+        store.prepareSnapshot();
+        for (int i = 0; i < 2_000; i += 3) {
+            store.put(bytes("key-" + i), bytes("after-" + i));
+        }
+        store.delete(bytes("key-1"));
+        store.put(bytes("new"), bytes("after"));
+        Map<String, String> atBarrier = everything(store);
+        RestorePoint point = checkpoint(1);
+        store.put(bytes("key-2"), bytes("past the barrier"));
+        store.put(bytes("later"), bytes("past the barrier"));
+        store.prepareSnapshot(); // a preparation for a checkpoint that never comes changes nothing either
+
+        reopen(point);
+        assertEquals(atBarrier, everything(store));
+        assertEquals(2_000, atBarrier.size());
+        assertEquals("after-3", atBarrier.get("key-3"));
+        assertEquals("before-2", atBarrier.get("key-2"));
+    }
+
+    @Test
     void aValueBelongsToTheCurrentKeyOnly() {
         ValueState<Long> count = state.valueState("count", Serde.LONG);
         state.setCurrentKey(bytes("a"));
