@@ -73,6 +73,10 @@ public final class Task {
     private long lastSnapshotAt;
 
     private boolean snapshotPrepared;
+    /** Records read and written since the shared counters were last told (once per {@link #run}). */
+    private long countedIn;
+
+    private long countedOut;
     private long nextProcessingTimerCheck;
     private Channel currentInput;
     private long currentOffset = -1;
@@ -152,6 +156,22 @@ public final class Task {
      * send failed with: the worker turns that into a failover.
      */
     public int run(int budget) throws Exception {
+        try {
+            return runElements(budget);
+        } finally {
+            // Shared counters are contended between workers: told once per run, not per record.
+            if (countedIn > 0) {
+                env.counters().recordsIn.add(countedIn);
+                countedIn = 0;
+            }
+            if (countedOut > 0) {
+                env.counters().recordsOut.add(countedOut);
+                countedOut = 0;
+            }
+        }
+    }
+
+    private int runElements(int budget) throws Exception {
         throwSendFailure();
         int done = 0;
         while (done < budget) {
@@ -217,7 +237,7 @@ public final class Task {
         if (watermarks.fromUpstream() && record.key() == null && marker(channel, record)) {
             return;
         }
-        env.counters().recordsIn.increment();
+        countedIn++;
         state.setCurrentKey(record.key());
         currentInput = channel;
         currentOffset = record.offset();
@@ -235,11 +255,12 @@ public final class Task {
                         ? null
                         : side.valueCodec().decode(record.value());
             }
-            Event event = new Event(currentKey, value, record.timestamp(), record.headers());
+            Codec format = side == null ? stage.valueCodec() : side.valueCodec();
+            Event event = new Event(currentKey, value, record.timestamp(), record.headers(), record.value(), format);
             TimestampAssigner assigner = side == null ? watermarks.timestamps() : side.timestamps();
             if (assigner != null && value != null) {
                 try {
-                    event = new Event(currentKey, value, assigner.timestamp(event, timestampContext), record.headers());
+                    event = event.withTimestamp(assigner.timestamp(event, timestampContext));
                 } catch (BadRecordException e) {
                     throw e.at(side == null ? "pipeline.0.source.timestamp" : side.timestampStep());
                 }
@@ -314,7 +335,7 @@ public final class Task {
                     + " bytes of topic " + topic);
         }
         output.send(topic, key, value, timestamp, headers, onSendFailure);
-        env.counters().recordsOut.increment();
+        countedOut++;
     }
 
     private void deadLetter(Channel channel, Record record, BadRecordException e, String topic) {

@@ -34,7 +34,7 @@ public final class Repartition implements Operator {
     public void process(Event event, Collector out) {
         Object newKey = key.apply(event, context);
         byte[] k = Codecs.JSON.encode(newKey);
-        byte[] v = valueCodec.encode(event.value());
+        byte[] v = event.valueIn(valueCodec);
         context.send(topic, k, v, event.timestamp(), event.headers());
     }
 }

@@ -47,7 +47,7 @@ public final class Sink implements Operator {
             Object v = key.apply(event, context);
             k = keyCodec.encode(v);
         }
-        byte[] value = valueCodec.encode(event.value());
+        byte[] value = event.valueIn(valueCodec);
         context.send(topic, k, value, event.timestamp(), event.headers());
     }
 }

@@ -58,9 +58,22 @@ public final class KeyedState {
     public <T> ValueState<T> valueState(String name, Serde<T> serde) {
         byte[] ns = namespace(name);
         return new ValueState<>() {
+            /** The store key of the current key, kept while the current key stays (read, then update). */
+            private byte[] keyOf;
+
+            private byte[] storeKey;
+
+            private byte[] storeKey() {
+                if (keyOf != currentKey) {
+                    keyOf = currentKey;
+                    storeKey = prefix(ns);
+                }
+                return storeKey;
+            }
+
             @Override
             public T value() {
-                byte[] v = store.get(prefix(ns));
+                byte[] v = store.get(storeKey());
                 return v == null ? null : serde.deserialize(v);
             }
 
@@ -69,13 +82,13 @@ public final class KeyedState {
                 if (value == null) {
                     clear();
                 } else {
-                    store.put(prefix(ns), serde.serialize(value));
+                    store.put(storeKey(), serde.serialize(value));
                 }
             }
 
             @Override
             public void clear() {
-                store.delete(prefix(ns));
+                store.delete(storeKey());
             }
         };
     }

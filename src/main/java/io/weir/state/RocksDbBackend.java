@@ -65,7 +65,7 @@ public final class RocksDbBackend implements StateBackend {
         this.options = new Options()
                 .setCreateIfMissing(true)
                 .setWriteBufferSize(settings.writeBufferBytes())
-                .setMaxWriteBufferNumber(2)
+                .setMaxWriteBufferNumber(3)
                 .setCompressionType(CompressionType.LZ4_COMPRESSION)
                 .setLevelCompactionDynamicLevelBytes(true)
                 .setMaxBackgroundJobs(2)

@@ -1,8 +1,11 @@
 package io.weir.state;
 
+import java.util.AbstractMap;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
 import java.util.TreeSet;
@@ -174,11 +177,16 @@ final class WriteBackCache implements StateStore {
     }
 
     private void flush() {
+        if (dirty.isEmpty()) {
+            return;
+        }
+        List<Map.Entry<byte[], byte[]>> batch = new ArrayList<>(dirty.size());
         for (Bytes k : dirty) {
             Entry e = entries.get(k);
-            writeThrough(k, e);
+            batch.add(new AbstractMap.SimpleImmutableEntry<>(k.array(), e.value == DELETED ? null : e.value));
             e.dirty = false;
         }
+        inner.writeAll(batch);
         dirty.clear();
     }
 
