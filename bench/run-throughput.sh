@@ -8,7 +8,8 @@
 # Options go to io.weir.bench.ThroughputBench: --orders N, --users N, --partitions N,
 # --recovery-rounds N, --verify (check each job's output with the verifier), --profile DIR (JFR
 # recordings of the running-totals runs, summarised by io.weir.bench.ProfileSummary), --repeat N
-# (each measured run N times; the table gives the median and the range). MVN_FLAGS=-o builds offline.
+# (each measured run N times; the table gives the median and the range), --broker own-jvm (the
+# broker in a JVM of its own, its CPU reported apart). MVN_FLAGS=-o builds offline.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class CpuSampler {
     /** Average loads in percent of all cores, and the CPU time this JVM spent meanwhile. */
-    record Load(double machine, double jvm, long jvmCpuNanos) {
+    record Load(double machine, double jvm, long jvmCpuNanos, long brokerCpuNanos) {
         @Override
         public String toString() {
             return String.format("%.0f %% / %.0f %%", machine, jvm);
@@ -27,9 +27,15 @@ final class CpuSampler {
     private final LongAdder samples = new LongAdder();
     private final Thread thread;
     private final long startCpuNanos;
+    /** The broker's process when it runs in a JVM of its own, else null. */
+    private final ProcessHandle broker;
+
+    private final long brokerStartCpuNanos;
     private volatile boolean running = true;
 
-    private CpuSampler() {
+    private CpuSampler(ProcessHandle broker) {
+        this.broker = broker;
+        this.brokerStartCpuNanos = cpuNanos(broker);
         startCpuNanos = os.getProcessCpuTime();
         os.getCpuLoad(); // the first reading covers no interval
         os.getProcessCpuLoad();
@@ -38,7 +44,12 @@ final class CpuSampler {
     }
 
     static CpuSampler start() {
-        CpuSampler s = new CpuSampler();
+        return start(null);
+    }
+
+    /** Also counts the CPU time of {@code broker} (null: none), a process of its own. */
+    static CpuSampler start(ProcessHandle broker) {
+        CpuSampler s = new CpuSampler(broker);
         s.thread.start();
         return s;
     }
@@ -48,7 +59,26 @@ final class CpuSampler {
         thread.interrupt();
         thread.join();
         long n = Math.max(1, samples.sum());
-        return new Load(100 * machine.sum() / n, 100 * jvm.sum() / n, os.getProcessCpuTime() - startCpuNanos);
+        return new Load(
+                100 * machine.sum() / n,
+                100 * jvm.sum() / n,
+                os.getProcessCpuTime() - startCpuNanos,
+                broker == null ? 0 : cpuNanos(broker) - brokerStartCpuNanos);
+    }
+
+    /** User + system CPU time of a process from /proc/<pid>/stat (Linux; clock ticks of 10 ms). */
+    private static long cpuNanos(ProcessHandle process) {
+        if (process == null) {
+            return 0;
+        }
+        try {
+            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + process.pid() + "/stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            // After the command: state(0) … utime(11) stime(12), in clock ticks.
+            return (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) * 10_000_000L;
+        } catch (java.io.IOException e) {
+            return 0;
+        }
     }
 
     private void sample() {

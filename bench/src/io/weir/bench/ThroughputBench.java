@@ -70,6 +70,9 @@ public final class ThroughputBench {
     private final boolean verify;
     private final boolean skipCopy;
     private final int repeat;
+    private final boolean ownJvmBroker;
+    /** The broker's process with --broker own-jvm, else null. */
+    private ProcessHandle brokerProcess;
     private final Path profileDir;
     private final List<String> extraSettings;
     private final int latencyRate;
@@ -89,6 +92,11 @@ public final class ThroughputBench {
                 options.containsKey("set") ? List.of(options.get("set").split(",")) : List.of();
         this.skipCopy = options.containsKey("skip-copy");
         this.repeat = Integer.parseInt(options.getOrDefault("repeat", "1"));
+        String broker = options.getOrDefault("broker", "in-process");
+        if (!broker.equals("in-process") && !broker.equals("own-jvm")) {
+            throw new IllegalArgumentException("--broker is in-process or own-jvm, was " + broker);
+        }
+        this.ownJvmBroker = broker.equals("own-jvm");
         this.latencyRate = Integer.parseInt(options.getOrDefault("latency-rate", "5000"));
         this.latencySeconds = Integer.parseInt(options.getOrDefault("latency-seconds", "20"));
     }
@@ -98,7 +106,8 @@ public final class ThroughputBench {
      * (JFR recordings of the running-totals runs), --set k=v,k=v (overrides for every job run),
      * --latency-rate N and --latency-seconds N (the paced visibility-latency runs; 0 seconds skips
      * them), --repeat N (each measured run N times in rounds; the table shows the median run and the
-     * range of the ratios to the copy).
+     * range of the ratios to the copy), --broker in-process|own-jvm (where the broker runs; own-jvm
+     * reports its CPU apart).
      */
     public static void main(String[] args) throws Exception {
         Map<String, String> options = new HashMap<>();
@@ -123,6 +132,10 @@ public final class ThroughputBench {
         String cpuMicrosPerRecord() {
             return cpu == null ? "" : String.format("%.1f", cpu.jvmCpuNanos() / 1e3 / records);
         }
+
+        String brokerMicrosPerRecord() {
+            return cpu == null ? "" : String.format("%.1f", cpu.brokerCpuNanos() / 1e3 / records);
+        }
     }
 
     /** Visibility latency of one job: input appended → output readable by a read_committed reader. */
@@ -139,8 +152,7 @@ public final class ThroughputBench {
                 users,
                 Runtime.getRuntime().availableProcessors(),
                 System.getProperty("java.version"));
-        try (EmbeddedKafka kafka = EmbeddedKafka.start()) {
-            bootstrap = kafka.bootstrapServers();
+        try (AutoCloseable kafka = startBroker()) {
             admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
             input = createTopic("bench-orders");
             long loadStart = System.nanoTime();
@@ -184,8 +196,9 @@ public final class ThroughputBench {
 
             System.out.println();
             System.out.println("| run | seconds | records/s | of the copy | CPU: machine / this JVM (of 100 % = all"
-                    + " cores) | JVM CPU µs per record (broker included) |");
-            System.out.println("| --- | ---: | ---: | ---: | ---: | ---: |");
+                    + " cores) | JVM CPU µs per record" + (brokerProcess == null ? " (broker included)" : "")
+                    + " |" + (brokerProcess == null ? "" : " broker JVM CPU µs per record |"));
+            System.out.println("| --- | ---: | ---: | ---: | ---: | ---: |" + (brokerProcess == null ? "" : " ---: |"));
             for (int kind = 0; kind < 4; kind++) {
                 int k = kind;
                 List<Run> runs = rounds.stream().map(r -> r.get(k)).toList();
@@ -202,14 +215,15 @@ public final class ThroughputBench {
                         ? ""
                         : String.format(" (%.0f–%.0f %%)", 100 * ratios.get(0), 100 * ratios.get(ratios.size() - 1));
                 System.out.printf(
-                        "| %s | %.1f | %,.0f | %.0f %%%s | %s | %s |%n",
+                        "| %s | %.1f | %,.0f | %.0f %%%s | %s | %s |%s%n",
                         r.name,
                         r.nanos / 1e9,
                         r.perSecond(),
                         100 * r.perSecond() / copy.perSecond(),
                         range,
                         r.cpu == null ? "" : r.cpu,
-                        r.cpuMicrosPerRecord());
+                        r.cpuMicrosPerRecord(),
+                        brokerProcess == null ? "" : " " + r.brokerMicrosPerRecord() + " |");
             }
             if (!latencies.isEmpty()) {
                 System.out.println();
@@ -245,6 +259,59 @@ public final class ThroughputBench {
         }
     }
 
+    /**
+     * The broker: in this JVM (the default), or with --broker own-jvm in a JVM of its own (this
+     * classpath, io.weir.bench.BrokerMain), whose CPU time is then reported apart.
+     */
+    private AutoCloseable startBroker() throws Exception {
+        if (!ownJvmBroker) {
+            EmbeddedKafka kafka = EmbeddedKafka.start();
+            bootstrap = kafka.bootstrapServers();
+            return kafka;
+        }
+        Process p = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx1g",
+                        "-XX:+UseParallelGC",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        BrokerMain.class.getName())
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        java.io.BufferedReader out = new java.io.BufferedReader(
+                new java.io.InputStreamReader(p.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+        for (String line = out.readLine(); ; line = out.readLine()) {
+            if (line == null) {
+                throw new IllegalStateException("the broker JVM exited before it was ready: " + p.waitFor());
+            }
+            if (line.startsWith("BOOTSTRAP ")) {
+                bootstrap = line.substring("BOOTSTRAP ".length()).trim();
+                break;
+            }
+        }
+        Thread drain = new Thread(
+                () -> {
+                    try {
+                        while (out.readLine() != null) {
+                            // the broker's log: not needed, but the pipe must not fill up
+                        }
+                    } catch (java.io.IOException e) {
+                        // the broker is gone
+                    }
+                },
+                "broker-log");
+        drain.setDaemon(true);
+        drain.start();
+        brokerProcess = p.toHandle();
+        System.out.printf("broker in its own JVM (pid %d) at %s%n", p.pid(), bootstrap);
+        return () -> {
+            p.getOutputStream().close();
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+        };
+    }
+
     private static void report(Run run, Run ceiling) {
         System.out.printf(
                 "%s: %,d records in %.1f s = %,.0f records/s (%.0f %% of the copy; CPU machine / this JVM:" + " %s)%n",
@@ -272,7 +339,7 @@ public final class ThroughputBench {
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         AtomicLong acked = new AtomicLong();
         AtomicReference<Exception> failed = new AtomicReference<>();
-        CpuSampler cpu = CpuSampler.start();
+        CpuSampler cpu = CpuSampler.start(brokerProcess);
         long start = System.nanoTime();
         try (KafkaConsumer<byte[], byte[]> consumer =
                         new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
@@ -313,7 +380,7 @@ public final class ThroughputBench {
         WeirConfig config = new ConfigLoader()
                 .load(EXAMPLE, Map.of(), jobSettings(application, output, "pipeline.2.sink.topic", exactlyOnce, input));
         Recording recording = startProfile(application);
-        CpuSampler cpu = CpuSampler.start();
+        CpuSampler cpu = CpuSampler.start(brokerProcess);
         long start = System.nanoTime();
         try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
             instance.start();
@@ -362,7 +429,7 @@ public final class ThroughputBench {
         String output = createTopic(application + "-totals");
         WeirConfig config = new ConfigLoader().load(TWO_STAGE, Map.of(), jobSettings(application, output,
                 "pipeline.3.sink.topic", true, input));
-        CpuSampler cpu = CpuSampler.start();
+        CpuSampler cpu = CpuSampler.start(brokerProcess);
         long start = System.nanoTime();
         try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config));
                 KafkaConsumer<byte[], byte[]> reader = committedReader()) {
