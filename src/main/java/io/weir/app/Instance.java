@@ -197,7 +197,15 @@ public final class Instance implements AutoCloseable {
             }
             Map<String, Integer> allInputs = new HashMap<>(inputs);
             for (Stage stage : settings.stages().subList(1, settings.stages().size())) {
-                Map<String, Integer> counts = topics.partitions(stage.inputTopics());
+                // Just created (by the loop above) a repartition topic may not be described yet by
+                // the broker the admin client asks: wait for it like for a missing input.
+                Map<String, Integer> counts;
+                try {
+                    counts = topics.awaitPartitions(stage.inputTopics(), () -> !closing, Duration.ofSeconds(10));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new Topics.StartupException("interrupted while waiting for the repartition topics", e);
+                }
                 if (counts.values().stream().distinct().count() > 1) {
                     throw new Topics.StartupException("input topics of one stage must have the same partition "
                             + "count (co-partitioning), found " + counts);
