@@ -29,8 +29,18 @@ public final class ProfileSummary {
         Map<String, Long> allocated = new HashMap<>();
         Map<String, Long> allocatedBy = new HashMap<>();
         int samples = 0;
+        // Exact bytes per thread: the first and last reading of each thread's allocation counter.
+        Map<Long, long[]> threadBytes = new HashMap<>();
+        Map<Long, String> threadNames = new HashMap<>();
         for (RecordedEvent e : RecordingFile.readAllEvents(Path.of(args[0]))) {
             String type = e.getEventType().getName();
+            if (type.equals("jdk.ThreadAllocationStatistics")) {
+                long id = e.getThread("thread") == null ? -1 : e.getThread("thread").getJavaThreadId();
+                threadNames.put(id, e.getThread("thread") == null ? "?" : e.getThread("thread").getJavaName());
+                long bytes = e.getLong("allocated");
+                threadBytes.merge(id, new long[] {bytes, bytes}, (a, b) -> new long[] {Math.min(a[0], b[0]), Math.max(a[1], b[1])});
+                continue;
+            }
             if (type.equals("jdk.ObjectAllocationSample")) {
                 long weight = e.getLong("weight");
                 allocated.merge(group(e.getThread("eventThread").getJavaName()), weight, Long::sum);
@@ -64,6 +74,16 @@ public final class ProfileSummary {
         print(self, samples, 25);
         System.out.printf("%ntotal (on the stack):%n");
         print(total, samples, 40);
+        if (!threadBytes.isEmpty() && records > 0) {
+            Map<String, Long> byThread = new HashMap<>();
+            threadBytes.forEach((id, b) -> byThread.merge(group(threadNames.get(id)), b[1] - b[0], Long::sum));
+            long sum = byThread.values().stream().mapToLong(Long::longValue).sum();
+            System.out.printf("%nallocated (thread counters, exact): %,d bytes per record%n", sum / records);
+            byThread.entrySet().stream()
+                    .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                    .limit(8)
+                    .forEach(x -> System.out.printf("  %,8d bytes per record  %s%n", x.getValue() / records, x.getKey()));
+        }
         if (!allocated.isEmpty()) {
             long sum = allocated.values().stream().mapToLong(Long::longValue).sum();
             System.out.printf("%nallocated: %,d MB%s%n", sum >> 20, records > 0 ? String.format(" = %,d bytes per record", sum / records) : "");

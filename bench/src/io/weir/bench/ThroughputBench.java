@@ -321,6 +321,26 @@ public final class ThroughputBench {
                 run.perSecond(),
                 100 * run.perSecond() / ceiling.perSecond(),
                 run.cpu);
+        System.out.println("  memory of this JVM after the run: " + memory());
+    }
+
+    /** Resident set now and at its peak (Linux /proc/self/status), and the heap in use. */
+    private static String memory() {
+        String rss = "?";
+        String peak = "?";
+        try {
+            for (String line : java.nio.file.Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    rss = line.substring(6).trim();
+                } else if (line.startsWith("VmHWM:")) {
+                    peak = line.substring(6).trim();
+                }
+            }
+        } catch (java.io.IOException e) {
+            // not Linux: only the heap
+        }
+        Runtime r = Runtime.getRuntime();
+        return String.format("RSS %s (peak %s), heap in use %,d MiB", rss, peak, (r.totalMemory() - r.freeMemory()) >> 20);
     }
 
     /** The ceiling: one thread polls every input partition from 0 and sends each record on, no transactions. */
@@ -691,6 +711,7 @@ public final class ThroughputBench {
         Recording r = new Recording();
         r.enable("jdk.ExecutionSample").withPeriod(Duration.ofMillis(1));
         r.enable("jdk.ObjectAllocationSample").with("throttle", "1000/s").withStackTrace();
+        r.enable("jdk.ThreadAllocationStatistics").withPeriod(Duration.ofMillis(500));
         r.enable("jdk.JavaMonitorWait").withThreshold(Duration.ofMillis(1)).withStackTrace();
         r.enable("jdk.ThreadPark").withThreshold(Duration.ofMillis(1)).withStackTrace();
         r.enable("jdk.JavaMonitorEnter").withThreshold(Duration.ofMillis(1)).withStackTrace();
