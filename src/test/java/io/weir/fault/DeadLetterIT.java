@@ -38,7 +38,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * Bad input (DESIGN.md §5): a value that is not JSON, or a JSON order without {@code amount}, goes
+ * Bad input (docs/architecture.md): a value that is not JSON, or a JSON order without {@code amount}, goes
  * to {@code <application>-dlq} with its original key, value and headers plus headers naming the
  * error and the record's topic, partition and offset; it is counted; the valid orders around it
  * still produce exact running totals. Dead letters are written in the epoch's transaction, so

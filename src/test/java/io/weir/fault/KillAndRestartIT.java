@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * DESIGN.md §7's fault test: the running-totals job runs in a child JVM ({@code weir run}) while
+ * The fault test of the exactly-once argument (docs/architecture.md): the running-totals job runs in a child JVM ({@code weir run}) while
  * orders are produced; the test kills it with {@code kill -9} at random moments and starts it again
  * with the same instance id, then checks the read_committed output with the verifier.
  *
