@@ -74,7 +74,19 @@ final class Execution implements SourceLoop.Execution {
             SourceLoop source,
             Seams seams,
             InstanceEvents events,
-            DepartedTransactions departed) {}
+            DepartedTransactions departed,
+            ProducerSlots producerSlots) {}
+
+    /**
+     * Per assigned partition, the checkpoint id its committed offset names (absent: none). Reading
+     * it waits for a predecessor's pending transactional offsets to resolve, so call it only after
+     * this execution's producers were initialised — which is what aborts the transactions a crashed
+     * predecessor with the same transactional ids left open.
+     */
+    @FunctionalInterface
+    interface CommittedCheckpoints {
+        Map<InputPartition, Long> read();
+    }
 
     private final Map<InputPartition, Channel> channels = new HashMap<>();
     private final Map<InputPartition, Worker> workerOf = new HashMap<>();
@@ -88,6 +100,12 @@ final class Execution implements SourceLoop.Execution {
     private WrittenEpochs written;
     private CheckpointCoordinator coordinator;
     private OrphanSweep sweep;
+    private ProducerSlots producerSlots;
+    /** The first transactional-id slot of this execution's producers; -1: none taken. */
+    private int firstSlot = -1;
+
+    private KafkaClients clients;
+    private InstanceSettings settings;
 
     private Execution() {}
 
@@ -96,8 +114,7 @@ final class Execution implements SourceLoop.Execution {
         return s.checkpoint().maxConcurrent() + 1;
     }
 
-    static Execution start(
-            Context ctx, Set<InputPartition> assigned, SourceLoop.CommittedCheckpoints committedCheckpoints)
+    static Execution start(Context ctx, Set<InputPartition> assigned, CommittedCheckpoints committedCheckpoints)
             throws Exception {
         Execution e = new Execution();
         try {
@@ -109,9 +126,11 @@ final class Execution implements SourceLoop.Execution {
         }
     }
 
-    private void build(Context ctx, Set<InputPartition> assigned, SourceLoop.CommittedCheckpoints committedCheckpoints)
+    private void build(Context ctx, Set<InputPartition> assigned, CommittedCheckpoints committedCheckpoints)
             throws Exception {
         InstanceSettings s = ctx.settings();
+        settings = s;
+        clients = ctx.clients();
         if (ctx.departed() != null) {
             // Committed offsets below may be pending in a departed instance's open transaction.
             ctx.departed().abortAsync();
@@ -138,10 +157,15 @@ final class Execution implements SourceLoop.Execution {
         }
         // Producers first: initialising them aborts what a crashed predecessor left open, and until
         // then its pending offsets would keep the committed offsets below from resolving.
+        if (s.exactlyOnce()) {
+            producerSlots = ctx.producerSlots();
+            firstSlot = producerSlots.acquire();
+        }
         producers = s.exactlyOnce()
                 ? new TransactionalProducers(
                         ctx.clients(),
                         s.transactionalIdPrefix(),
+                        firstSlot,
                         poolSize(s),
                         s.transactionTimeout().toMillis(),
                         s.checkpointTopic())
@@ -466,6 +490,24 @@ final class Execution implements SourceLoop.Execution {
         }
         awaitWorkers(null);
         stores.values().forEach(StateStore::close);
+        if (firstSlot >= 0) {
+            if (!allStopped) {
+                // Its open transactions were not aborted: the partitions may go to another member,
+                // which would wait for them until the transaction timeout. Fence and abort them now.
+                for (int slot = firstSlot; slot < firstSlot + poolSize(settings); slot++) {
+                    try {
+                        TransactionalProducers.abortLeftover(
+                                clients,
+                                settings.transactionalIdPrefix() + slot,
+                                settings.transactionTimeout().toMillis());
+                    } catch (RuntimeException e) {
+                        LOG.warn("aborting the transaction of slot {} failed: {}", slot, e.toString());
+                    }
+                }
+            }
+            producerSlots.release(firstSlot);
+            firstSlot = -1;
+        }
     }
 
     /** Waits for the workers, at most {@code timeout} (null: as long as it takes). */

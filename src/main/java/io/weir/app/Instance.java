@@ -111,8 +111,13 @@ public final class Instance implements AutoCloseable {
 
     private final List<InstanceEvents> listeners = new ArrayList<>();
     private InstanceEvents events = InstanceEvents.all(List.of());
-    /** The next execution replaces one that failed (source loop thread only). */
-    private boolean failedOver;
+    /** The next execution replaces one that failed. */
+    private final java.util.concurrent.atomic.AtomicBoolean failedOver =
+            new java.util.concurrent.atomic.AtomicBoolean();
+    /** Transactional-id slots of the executions running side by side. */
+    private ProducerSlots producerSlots;
+    /** Reads the group's committed offsets for restores; the restore thread's only. */
+    private org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> offsetReader;
 
     public Instance(InstanceSettings settings, KafkaClients clients) {
         this(settings, clients, Seams.NONE);
@@ -256,6 +261,7 @@ public final class Instance implements AutoCloseable {
             backgroundAdmin = clients.admin(clientId() + "-background");
         }
         departed = settings.exactlyOnce() ? new DepartedTransactions(clients, settings, backgroundAdmin) : null;
+        producerSlots = new ProducerSlots(Execution.poolSize(settings));
         purge = new RepartitionPurge(repartitions, backgroundAdmin, housekeeping, clock, 30_000);
         RestartStrategy restart = new RestartStrategy(settings.restart(), ThreadLocalRandom.current()::nextDouble);
         var consumer = clients.sourceConsumer(
@@ -267,18 +273,15 @@ public final class Instance implements AutoCloseable {
                 settings.inputTopics(),
                 new SourceLoop.Lifecycle() {
                     @Override
-                    public SourceLoop.Execution start(
-                            java.util.Set<InputPartition> assigned,
-                            SourceLoop.CommittedCheckpoints committedCheckpoints)
-                            throws Exception {
-                        return startExecution(assigned, committedCheckpoints);
+                    public SourceLoop.Execution start(java.util.Set<InputPartition> assigned) throws Exception {
+                        return startExecution(assigned, () -> committedCheckpoints(assigned));
                     }
 
                     @Override
                     public void failedOver(Throwable cause) {
                         stats.failovers.incrementAndGet();
                         stats.notRunning = "failing over after: " + cause;
-                        failedOver = true;
+                        failedOver.set(true);
                         events.failedOver(cause);
                     }
 
@@ -295,7 +298,8 @@ public final class Instance implements AutoCloseable {
                 },
                 restart,
                 settings.resetToEarliest(),
-                clock);
+                clock,
+                Executors.newSingleThreadExecutor(named("weir-restore")));
         sourceThread = named("weir-source").newThread(source);
         sourceThread.start();
         LOG.info(
@@ -321,14 +325,18 @@ public final class Instance implements AutoCloseable {
                 });
     }
 
-    /** Transactions of this instance with ids outside today's pool (the pool shrank) are aborted. */
+    /**
+     * Open transactions a predecessor of this instance left under ids beyond the first block of
+     * slots (executions that ran side by side, or a pool that shrank) are aborted; the first block's
+     * are aborted by the first execution's producers.
+     */
     private void abortLeftovers(Topics topics) {
         String prefix = settings.transactionalIdPrefix();
         int poolSize = Execution.poolSize(settings);
         for (String id : topics.transactionalIds(prefix)) {
             String slot = id.substring(prefix.length());
             if (slot.matches("\\d+") && Integer.parseInt(slot) >= poolSize) {
-                LOG.info("aborting leftover transactional id {} (outside the pool of {})", id, poolSize);
+                LOG.info("aborting leftover transaction {} (beyond the first {} slots)", id, poolSize);
                 TransactionalProducers.abortLeftover(
                         clients, id, settings.transactionTimeout().toMillis());
             }
@@ -336,7 +344,7 @@ public final class Instance implements AutoCloseable {
     }
 
     private SourceLoop.Execution startExecution(
-            java.util.Set<InputPartition> assigned, SourceLoop.CommittedCheckpoints committedCheckpoints)
+            java.util.Set<InputPartition> assigned, Execution.CommittedCheckpoints committedCheckpoints)
             throws Exception {
         java.util.Set<String> names = new java.util.TreeSet<>();
         for (InputPartition ip : assigned) {
@@ -345,8 +353,7 @@ public final class Instance implements AutoCloseable {
         }
         List<String> tasks = List.copyOf(names);
         stats.notRunning = "restoring tasks " + String.join(", ", tasks);
-        if (failedOver) {
-            failedOver = false;
+        if (failedOver.getAndSet(false)) {
             stats.restarts.incrementAndGet();
         }
         events.restoring(tasks);
@@ -369,12 +376,34 @@ public final class Instance implements AutoCloseable {
                         source,
                         seams,
                         events,
-                        departed),
+                        departed,
+                        producerSlots),
                 assigned,
                 committedCheckpoints);
         stats.notRunning = null;
         events.restored(tasks, clock.getAsLong() - started, execution.restoreSizes());
         return execution;
+    }
+
+    /**
+     * Per partition, the checkpoint id its committed offset names. Waits for pending transactional
+     * offsets to resolve (read_committed asks the broker for stable offsets). Restore thread only.
+     */
+    private Map<InputPartition, Long> committedCheckpoints(java.util.Set<InputPartition> assigned) {
+        if (offsetReader == null) {
+            offsetReader = clients.offsetReader(settings.application(), clientId() + "-offsets");
+        }
+        java.util.Set<org.apache.kafka.common.TopicPartition> partitions = new java.util.HashSet<>();
+        assigned.forEach(ip -> partitions.add(new org.apache.kafka.common.TopicPartition(ip.topic(), ip.partition())));
+        Map<InputPartition, Long> checkpoints = new HashMap<>();
+        offsetReader.committed(partitions, Duration.ofMinutes(1)).forEach((tp, om) -> {
+            if (om != null && om.metadata() != null && om.metadata().startsWith("ckpt=")) {
+                checkpoints.put(
+                        new InputPartition(tp.topic(), tp.partition()),
+                        Long.parseLong(om.metadata().substring(5)));
+            }
+        });
+        return checkpoints;
     }
 
     /** Whether the instance stopped (a fatal error, or closed). */
@@ -425,6 +454,9 @@ public final class Instance implements AutoCloseable {
                     Thread.currentThread().interrupt();
                 }
             }
+        }
+        if (offsetReader != null) {
+            offsetReader.close(Duration.ofSeconds(5)); // the source loop waited for the restore thread
         }
         if (backend != null) {
             backend.close(); // after the source loop stopped its execution, which closed every store

@@ -8,7 +8,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.RangeAssignor;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -75,8 +74,24 @@ public final class KafkaClients {
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         // Weir seeks every partition itself; the reset only matters for one without a checkpoint.
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, resetToEarliest ? "earliest" : "latest");
-        // Range assignment gives partition p of every input topic to the same member: co-partitioning.
-        p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, RangeAssignor.class.getName());
+        // Partition p of every input topic goes to the same member (co-partitioning), sticky and
+        // cooperative: a rebalance moves only what it must and stops nothing else.
+        p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CoPartitionedAssignor.class.getName());
+        return created(
+                "consumer", () -> new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer()));
+    }
+
+    /**
+     * A reader of the group's committed offsets that never joins it: read_committed, so it asks for
+     * stable offsets and waits for pending transactional ones to resolve.
+     */
+    public KafkaConsumer<byte[], byte[]> offsetReader(String groupId, String clientId) {
+        Map<String, Object> p = base(consumer);
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+        p.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+        p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
+        p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         return created(
                 "consumer", () -> new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer()));
     }

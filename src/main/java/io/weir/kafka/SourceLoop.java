@@ -2,13 +2,8 @@ package io.weir.kafka;
 
 import io.weir.checkpoint.RestartStrategy;
 import io.weir.dataflow.Channel;
-import io.weir.element.Barrier;
-import io.weir.element.Element;
-import io.weir.element.Header;
 import io.weir.element.InputPartition;
-import io.weir.element.Record;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -17,13 +12,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import org.apache.kafka.clients.consumer.CloseOptions;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
@@ -32,44 +30,36 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The source loop: the only thread that touches the consumer. It polls, hands records to the
- * channel of their partition, pauses partitions whose channel is full, injects barriers on the
- * coordinator's request, and runs the life cycle of executions: start on assignment, stop on
- * revocation, and fail over (stop, wait as the restart strategy says, start again from the last
- * completed checkpoints) when anything fails.
+ * The source loop: the only thread that touches the consumer. It polls and hands records over
+ * ({@link Feeds}), injects barriers on the coordinators' requests, and runs the life of the
+ * {@link Run runs} — one per group of partitions assigned together: a rebalance (cooperative, see
+ * {@link CoPartitionedAssignor}) ends only the runs whose partitions it takes away, and a new
+ * assignment starts a run whose execution is restored on the restore thread while its partitions
+ * stay paused and this loop keeps polling. A failure fails over the run it happened in: stop, wait
+ * as the restart strategy says, restore again from the last completed checkpoints.
  *
  * <p>Threading: {@link #run} is the owner thread. Other threads talk to it only through
- * {@link #inject}, {@link #commitOffsets}, {@link #fail} and {@link #shutdown}, which queue a
- * command and wake the consumer.
+ * {@link #inject}, {@link #commitOffsets}, {@link #fail}, {@link #progress} and the shutdowns,
+ * which queue a command and wake the consumer.
  */
 public final class SourceLoop implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(SourceLoop.class);
     private static final Duration POLL = Duration.ofMillis(100);
+    private static final long FIRST_BARRIER_HOLD_MS = 250;
 
-    /** Builds and stops executions; implemented by the composition root. */
+    /** Builds executions; implemented by the composition root. */
     public interface Lifecycle {
         /**
-         * Restores the tasks of the assigned partitions and starts them. {@code committedCheckpoints}
-         * holds, per partition, the checkpoint id its committed offset names (absent: none).
+         * Restores the tasks of {@code partitions} and starts them. Runs on the restore thread,
+         * never on the source loop's, so it must not touch the source consumer.
          */
-        Execution start(Set<InputPartition> assigned, CommittedCheckpoints committedCheckpoints) throws Exception;
+        Execution start(Set<InputPartition> partitions) throws Exception;
 
-        /** The loop stopped the execution after {@code cause} and will start a new one after a delay. */
+        /** The loop stopped an execution after {@code cause} and will start it again after a delay. */
         default void failedOver(Throwable cause) {}
 
-        /** The group assigned {@code partitions} to this member (each rebalance). */
+        /** The group changed this member's assignment; {@code partitions} is all of it (each rebalance). */
         default void assigned(Set<InputPartition> partitions) {}
-    }
-
-    /**
-     * Per assigned partition, the checkpoint id its committed offset names (absent: none). Reading
-     * it waits for a predecessor's pending transactional offsets to resolve, so call it only after
-     * this instance's producers were initialised — which is what aborts the transactions a crashed
-     * predecessor with the same transactional ids left open. Called on the source loop thread.
-     */
-    @FunctionalInterface
-    public interface CommittedCheckpoints {
-        Map<InputPartition, Long> read();
     }
 
     /** A running set of tasks, as the source loop sees it. */
@@ -105,7 +95,7 @@ public final class SourceLoop implements Runnable {
          * Checkpoints until everything handed to the channels so far is committed (the source
          * loop stopped reading); completes exceptionally when a checkpoint fails.
          */
-        java.util.concurrent.CompletableFuture<Void> drain();
+        CompletableFuture<Void> drain();
 
         /** Stops tasks, coordinator and producers; returns when nothing of it runs any more. */
         void stop();
@@ -125,61 +115,50 @@ public final class SourceLoop implements Runnable {
         }
     }
 
-    private static final class Feed {
-        final InputPartition partition;
-        final Channel channel;
-        final ArrayDeque<Element> overflow = new ArrayDeque<>();
-        long nextOffset;
-        boolean paused;
-
-        Feed(InputPartition partition, Channel channel) {
-            this.partition = partition;
-            this.channel = channel;
-        }
-    }
-
-    private final KafkaConsumer<byte[], byte[]> consumer;
+    private final Consumer<byte[], byte[]> consumer;
     private final List<String> topics;
     private final Lifecycle lifecycle;
     private final RestartStrategy restart;
     private final boolean resetToEarliest;
     private final LongSupplier clock;
+    /** Restores runs one after the other: a run ended while restoring stops what it built before the next starts. */
+    private final ExecutorService restorer;
+
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
-    private final Map<TopicPartition, Feed> feeds = new HashMap<>();
+    private final Feeds feeds;
+    private final List<Run> runs = new ArrayList<>();
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile Map<InputPartition, Long> lag = Map.of();
     private volatile boolean running = true;
     private volatile boolean ready;
     private volatile boolean assignedNothing;
     private volatile Throwable fatal;
-    private Execution execution;
-    private long recordsSinceBarrier;
-    /** Whether a barrier went in since the execution started; the first may be held, see {@link #inject}. */
-    private boolean injectedSinceStart;
-
-    private HeldBarrier held;
-    private static final long FIRST_BARRIER_HOLD_MS = 250;
-    private boolean restartPending;
-    private long restartAt;
     private long nextLagUpdate;
-    private boolean refillAgain;
-    private long drainDeadline;
-    /** Set by a graceful stop: the consumer leaves the group when it closes. */
-    private boolean leaveGroupOnClose;
+    /** Set by a graceful stop: nothing more is read, and the consumer leaves the group when it closes. */
+    private boolean draining;
 
+    private long drainDeadline;
+
+    /**
+     * @param restorer a single thread the loop owns from {@link #run} on: it restores executions
+     *     and is shut down when the loop ends
+     */
     public SourceLoop(
-            KafkaConsumer<byte[], byte[]> consumer,
+            Consumer<byte[], byte[]> consumer,
             List<String> topics,
             Lifecycle lifecycle,
             RestartStrategy restart,
             boolean resetToEarliest,
-            LongSupplier clock) {
+            LongSupplier clock,
+            ExecutorService restorer) {
         this.consumer = consumer;
         this.topics = List.copyOf(topics);
         this.lifecycle = lifecycle;
         this.restart = restart;
         this.resetToEarliest = resetToEarliest;
         this.clock = clock;
+        this.restorer = restorer;
+        this.feeds = new Feeds(consumer);
     }
 
     @Override
@@ -195,20 +174,17 @@ public final class SourceLoop implements Runnable {
                     LOG.warn("the last checkpoint did not complete in time; stopping without it");
                     break;
                 }
-                if (restartPending && clock.getAsLong() >= restartAt) {
-                    restartPending = false;
-                    startExecution(consumer.assignment());
-                }
-                refill();
+                restartDue();
+                feeds.refill(draining);
                 ConsumerRecords<byte[], byte[]> records;
                 try {
-                    records = consumer.poll(refillAgain ? Duration.ZERO : POLL);
+                    records = consumer.poll(feeds.refillAgain() ? Duration.ZERO : POLL);
                 } catch (WakeupException e) {
                     continue;
                 }
-                distribute(records);
-                releaseHeldBarrier();
-                markBehind();
+                feeds.distribute(records);
+                releaseHeldBarriers();
+                feeds.markBehind(draining);
                 updateLag();
             }
         } catch (Throwable t) {
@@ -216,19 +192,18 @@ public final class SourceLoop implements Runnable {
             fatal = t instanceof KafkaException && t.getCause() instanceof FatalException ? t.getCause() : t;
             LOG.error("source loop stopped: {}{}", fatal, hint(fatal), t);
         } finally {
-            stopExecution();
+            endAll();
+            awaitRestorer();
             try {
                 // A graceful stop (SIGTERM: scale-in, a rolling update) leaves the group at once, so
                 // the others take the partitions over now instead of after the session timeout that
                 // static membership would otherwise wait; a crash or close stays a member, so a quick
                 // restart under the same instance id gets its partitions back without a rebalance.
-                consumer.close(org.apache.kafka.clients.consumer.CloseOptions.timeout(Duration.ofSeconds(5))
+                consumer.close(CloseOptions.timeout(Duration.ofSeconds(5))
                         .withGroupMembershipOperation(
-                                leaveGroupOnClose
-                                        ? org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation
-                                                .LEAVE_GROUP
-                                        : org.apache.kafka.clients.consumer.CloseOptions.GroupMembershipOperation
-                                                .DEFAULT));
+                                draining
+                                        ? CloseOptions.GroupMembershipOperation.LEAVE_GROUP
+                                        : CloseOptions.GroupMembershipOperation.DEFAULT));
             } catch (RuntimeException e) {
                 LOG.warn("closing the consumer failed: {}", e.toString());
             }
@@ -237,65 +212,51 @@ public final class SourceLoop implements Runnable {
         }
     }
 
-    /** Puts barrier n into every channel, recording Sn; answers {@code receiver} from the loop. */
+    /** Puts barrier n into every channel of {@code forExecution}, recording Sn; answers {@code receiver}. */
     public void inject(long checkpointId, InjectionReceiver receiver, Execution forExecution) {
         post(() -> {
-            if (forExecution != execution || execution == null) {
-                return;
+            Run run = runOf(forExecution);
+            if (run == null) {
+                return; // its coordinator stops with it
             }
-            if (recordsSinceBarrier == 0 && !execution.written(checkpointId)) {
-                if (!injectedSinceStart && held == null) {
+            if (run.recordsSinceBarrier == 0 && !forExecution.written(checkpointId)) {
+                if (!run.injectedSinceStart && run.held == null) {
                     // The execution's first barrier, asked for before any input arrived: it goes in
                     // right behind the first records read (or is skipped after FIRST_BARRIER_HOLD_MS),
                     // so the first epoch after a restore is one poll small and commits soon.
-                    held = new HeldBarrier(
-                            checkpointId, receiver, execution, clock.getAsLong() + FIRST_BARRIER_HOLD_MS);
+                    run.held = new Run.HeldBarrier(checkpointId, receiver, clock.getAsLong() + FIRST_BARRIER_HOLD_MS);
                     return;
                 }
                 LOG.debug("barrier {} skipped: no input and no output since the last one", checkpointId);
                 receiver.skipped(checkpointId);
                 return;
             }
-            injectNow(checkpointId, receiver);
+            injectNow(run, checkpointId, receiver);
         });
     }
 
-    /** A first barrier waiting for the execution's first input; see {@link #inject}. */
-    private record HeldBarrier(long checkpointId, InjectionReceiver receiver, Execution execution, long until) {}
-
-    /** Injects or skips the held first barrier once input arrived or its time is up. */
-    private void releaseHeldBarrier() {
-        HeldBarrier h = held;
-        if (h == null || (recordsSinceBarrier == 0 && clock.getAsLong() < h.until())) {
-            return;
-        }
-        held = null;
-        if (h.execution() != execution) {
-            return; // its coordinator stopped with its execution
-        }
-        if (recordsSinceBarrier == 0 && !execution.written(h.checkpointId())) {
-            LOG.debug("barrier {} skipped: no input since the start", h.checkpointId());
-            h.receiver().skipped(h.checkpointId());
-        } else {
-            injectNow(h.checkpointId(), h.receiver());
+    /** Injects or skips held first barriers once input arrived or their time is up. */
+    private void releaseHeldBarriers() {
+        for (Run run : runs) {
+            Run.HeldBarrier h = run.held;
+            if (h == null || (run.recordsSinceBarrier == 0 && clock.getAsLong() < h.until())) {
+                continue;
+            }
+            run.held = null;
+            if (run.recordsSinceBarrier == 0 && !run.execution.written(h.checkpointId())) {
+                LOG.debug("barrier {} skipped: no input since the start", h.checkpointId());
+                h.receiver().skipped(h.checkpointId());
+            } else {
+                injectNow(run, h.checkpointId(), h.receiver());
+            }
         }
     }
 
-    private void injectNow(long checkpointId, InjectionReceiver receiver) {
-        Map<InputPartition, Long> positions = new HashMap<>();
-        for (Feed f : feeds.values()) {
-            Barrier barrier = new Barrier(checkpointId);
-            if (f.overflow.isEmpty()) {
-                f.channel.put(barrier);
-            } else {
-                f.overflow.addLast(barrier);
-            }
-            positions.put(f.partition, f.nextOffset);
-            execution.wake(f.partition);
-        }
-        recordsSinceBarrier = 0;
-        injectedSinceStart = true;
-        execution.closing(checkpointId);
+    private void injectNow(Run run, long checkpointId, InjectionReceiver receiver) {
+        Map<InputPartition, Long> positions = feeds.injectBarrier(run, checkpointId);
+        run.recordsSinceBarrier = 0;
+        run.injectedSinceStart = true;
+        run.execution.closing(checkpointId);
         LOG.debug("barrier {} injected at {}", checkpointId, positions);
         receiver.injected(checkpointId, positions, consumer.groupMetadata());
     }
@@ -304,8 +265,16 @@ public final class SourceLoop implements Runnable {
     public void commitOffsets(Map<InputPartition, Long> positions, long checkpointId) {
         post(() -> {
             Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-            positions.forEach((ip, o) -> offsets.put(
-                    new TopicPartition(ip.topic(), ip.partition()), new OffsetAndMetadata(o, "ckpt=" + checkpointId)));
+            Set<TopicPartition> assigned = consumer.assignment();
+            positions.forEach((ip, o) -> {
+                TopicPartition tp = new TopicPartition(ip.topic(), ip.partition());
+                if (assigned.contains(tp)) {
+                    offsets.put(tp, new OffsetAndMetadata(o, "ckpt=" + checkpointId));
+                }
+            });
+            if (offsets.isEmpty()) {
+                return;
+            }
             consumer.commitAsync(offsets, (o, e) -> {
                 // Only a hint for lag monitoring: the checkpoint record, already written, is what a
                 // restore uses, so a failed commit loses nothing and needs no failover.
@@ -316,11 +285,12 @@ public final class SourceLoop implements Runnable {
         });
     }
 
-    /** Something in {@code forExecution} failed: fail over, if it is still the current execution. */
+    /** Something in {@code forExecution} failed: fail its run over, if it still runs. */
     public void fail(Throwable cause, Execution forExecution) {
         post(() -> {
-            if (forExecution == execution && execution != null) {
-                failover(cause);
+            Run run = runOf(forExecution);
+            if (run != null) {
+                failover(run, cause);
             }
         });
     }
@@ -336,19 +306,26 @@ public final class SourceLoop implements Runnable {
      */
     public void shutdownGracefully(Duration timeout) {
         post(() -> {
-            leaveGroupOnClose = true;
-            if (execution == null) {
+            draining = true;
+            consumer.pause(consumer.assignment());
+            feeds.pauseAll();
+            List<CompletableFuture<Void>> drains = new ArrayList<>();
+            for (Run run : List.copyOf(runs)) {
+                if (run.state == Run.State.RUNNING) {
+                    drains.add(run.execution.drain().exceptionally(failure -> null));
+                } else {
+                    end(run); // what is not running yet has nothing to commit
+                    runs.remove(run);
+                }
+            }
+            if (drains.isEmpty()) {
                 running = false;
                 return;
             }
-            consumer.pause(consumer.assignment());
-            for (Feed f : feeds.values()) {
-                f.paused = true;
-            }
-            long deadline = clock.getAsLong() + timeout.toMillis();
-            execution.drain().whenComplete((ok, failure) -> post(() -> running = false));
-            drainDeadline = deadline;
-            markBehind(); // no task may wait for input that will not be fetched any more
+            drainDeadline = clock.getAsLong() + timeout.toMillis();
+            CompletableFuture.allOf(drains.toArray(CompletableFuture[]::new))
+                    .whenComplete((ok, failure) -> post(() -> running = false));
+            feeds.markBehind(true); // no task may wait for input that will not be fetched any more
         });
     }
 
@@ -361,7 +338,7 @@ public final class SourceLoop implements Runnable {
         return fatal;
     }
 
-    /** Whether tasks are restored and running. */
+    /** Whether every assigned partition's tasks are restored and running (or nothing is assigned). */
     public boolean ready() {
         return ready;
     }
@@ -397,20 +374,13 @@ public final class SourceLoop implements Runnable {
         }
     }
 
-    private void failover(Throwable cause) {
-        if (isFatal(cause)) {
-            throw new FatalException("cannot go on: " + cause + hint(cause), cause);
+    private Run runOf(Execution execution) {
+        for (Run run : runs) {
+            if (run.state == Run.State.RUNNING && run.execution == execution) {
+                return run;
+            }
         }
-        stopExecution();
-        Optional<Duration> delay = restart.onFailure(clock.getAsLong());
-        if (delay.isEmpty()) {
-            throw new FatalException("restart strategy gave up after: " + cause, cause);
-        }
-        LOG.warn("failing over in {} ms after: {}", delay.get().toMillis(), cause.toString(), cause);
-        lifecycle.failedOver(cause);
-        consumer.pause(consumer.assignment());
-        restartPending = true;
-        restartAt = clock.getAsLong() + delay.get().toMillis();
+        return null;
     }
 
     /** The rebalance callbacks run inside poll, on this thread. */
@@ -419,46 +389,105 @@ public final class SourceLoop implements Runnable {
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
             if (!partitions.isEmpty()) {
                 LOG.info("partitions revoked: {}", partitions);
+                takeAway(partitions);
             }
-            stopExecution();
         }
 
         @Override
         public void onPartitionsLost(Collection<TopicPartition> partitions) {
             LOG.warn("partitions lost: {}", partitions);
-            stopExecution();
+            takeAway(partitions);
         }
 
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-            LOG.info("partitions assigned: {}", partitions);
-            Set<InputPartition> inputs = new HashSet<>();
-            partitions.forEach(tp -> inputs.add(toInput(tp)));
-            lifecycle.assigned(inputs);
-            if (!restartPending) {
-                startExecution(consumer.assignment());
+            Set<TopicPartition> all = consumer.assignment();
+            if (!partitions.isEmpty()) {
+                LOG.info("partitions assigned: {} (now {})", partitions, all);
             }
+            Set<InputPartition> inputs = new HashSet<>();
+            all.forEach(tp -> inputs.add(new InputPartition(tp.topic(), tp.partition())));
+            lifecycle.assigned(inputs);
+            assignedNothing = all.isEmpty();
+            if (!partitions.isEmpty()) {
+                consumer.pause(partitions); // until their run is restored
+                if (!draining) {
+                    Run run = new Run(new HashSet<>(partitions));
+                    runs.add(run);
+                    restore(run);
+                }
+            }
+            updateReady();
         }
     }
 
-    private void startExecution(Set<TopicPartition> assigned) {
-        stopExecution();
-        assignedNothing = assigned.isEmpty();
-        if (assigned.isEmpty()) {
-            // A member without partitions (more instances than partitions) runs nothing and is fine.
-            ready = true;
+    /**
+     * Ends the runs holding any of {@code partitions} before the group gives them to another member
+     * (their open transactions are aborted, so the new owner waits for nothing); the partitions
+     * such a run keeps start a new run. Runs not touched go on.
+     */
+    private void takeAway(Collection<TopicPartition> partitions) {
+        Set<TopicPartition> gone = new HashSet<>(partitions);
+        for (Run run : List.copyOf(runs)) {
+            if (!run.overlaps(gone)) {
+                continue;
+            }
+            end(run);
+            runs.remove(run);
+            Set<TopicPartition> kept = new HashSet<>(run.partitions);
+            kept.removeAll(gone);
+            if (!kept.isEmpty() && !draining) {
+                Run rest = new Run(kept);
+                runs.add(rest);
+                restore(rest);
+            }
+        }
+        updateReady();
+    }
+
+    /** Starts restoring {@code run} on the restore thread; its partitions stay paused meanwhile. */
+    private void restore(Run run) {
+        run.state = Run.State.RESTORING;
+        ready = false;
+        Set<InputPartition> inputs = run.inputs();
+        restorer.execute(() -> {
+            if (run.cancelled()) {
+                return;
+            }
+            Execution built = null;
+            Throwable failure = null;
+            try {
+                built = lifecycle.start(inputs);
+            } catch (Throwable t) {
+                failure = t;
+            }
+            if (built != null && !run.handOver(built)) {
+                built.stop(); // ended while restoring: nothing of it ran
+                return;
+            }
+            Throwable f = failure;
+            post(() -> restored(run, f));
+        });
+    }
+
+    /** Installs a restored run: seeks its partitions to the restored positions and resumes them. */
+    private void restored(Run run, Throwable failure) {
+        if (run.state != Run.State.RESTORING || run.cancelled()) {
+            return; // ended meanwhile; end() stopped what was handed over
+        }
+        if (failure != null) {
+            failover(run, failure);
             return;
         }
+        Execution execution = run.takeRestored();
+        run.execution = execution;
+        run.state = Run.State.RUNNING;
         try {
-            Set<InputPartition> inputs = new HashSet<>();
-            assigned.forEach(tp -> inputs.add(toInput(tp)));
-            execution = lifecycle.start(inputs, () -> committedCheckpoints(assigned));
             List<TopicPartition> fromStart = new ArrayList<>();
             List<TopicPartition> fromEnd = new ArrayList<>();
-            for (TopicPartition tp : assigned) {
-                InputPartition ip = toInput(tp);
-                Channel channel = execution.channels().get(ip);
-                if (channel == null) {
+            for (TopicPartition tp : run.partitions) {
+                InputPartition ip = new InputPartition(tp.topic(), tp.partition());
+                if (execution.channels().get(ip) == null) {
                     throw new IllegalStateException("the execution has no channel for " + ip);
                 }
                 Long position = execution.startPositions().get(ip);
@@ -467,7 +496,6 @@ public final class SourceLoop implements Runnable {
                 } else {
                     (resetToEarliest || execution.readsFromBeginning(ip) ? fromStart : fromEnd).add(tp);
                 }
-                feeds.put(tp, new Feed(ip, channel));
             }
             // An empty list would mean "all assigned partitions" to these two calls.
             if (!fromStart.isEmpty()) {
@@ -476,123 +504,111 @@ public final class SourceLoop implements Runnable {
             if (!fromEnd.isEmpty()) {
                 consumer.seekToEnd(fromEnd);
             }
-            for (Map.Entry<TopicPartition, Feed> f : feeds.entrySet()) {
-                f.getValue().nextOffset = consumer.position(f.getKey());
+            for (TopicPartition tp : run.partitions) {
+                InputPartition ip = new InputPartition(tp.topic(), tp.partition());
+                feeds.add(tp, new Feeds.Feed(ip, execution.channels().get(ip), run, consumer.position(tp)));
             }
-            consumer.resume(assigned);
-            recordsSinceBarrier = 0;
-            injectedSinceStart = false;
-            held = null;
+            if (!draining) {
+                consumer.resume(run.partitions);
+            }
+            run.recordsSinceBarrier = 0;
+            run.injectedSinceStart = false;
+            run.held = null;
             execution.started();
-            ready = true;
-            LOG.info("running {} partitions from {}", assigned.size(), positionsOf());
+            nextLagUpdate = 0; // its partitions' lag is known from now on
+            LOG.info("running {} partitions from {}", run.partitions.size(), feeds.positions(run));
         } catch (FatalException e) {
             throw e;
         } catch (Exception e) {
-            failover(e);
+            failover(run, e);
         }
+        updateReady();
     }
 
-    private Map<InputPartition, Long> committedCheckpoints(Set<TopicPartition> assigned) {
-        Map<TopicPartition, OffsetAndMetadata> committed = consumer.committed(assigned, Duration.ofMinutes(1));
-        Map<InputPartition, Long> checkpoints = new HashMap<>();
-        committed.forEach((tp, om) -> {
-            if (om != null && om.metadata() != null && om.metadata().startsWith("ckpt=")) {
-                checkpoints.put(toInput(tp), Long.parseLong(om.metadata().substring(5)));
-            }
-        });
-        return checkpoints;
-    }
-
-    private Map<InputPartition, Long> positionsOf() {
-        Map<InputPartition, Long> p = new java.util.TreeMap<>();
-        feeds.values().forEach(f -> p.put(f.partition, f.nextOffset));
-        return p;
-    }
-
-    private void stopExecution() {
-        ready = false;
-        if (execution != null) {
-            Execution e = execution;
-            execution = null;
+    /** Ends {@code run}: stops its execution (or cancels its restore) and pauses its partitions. */
+    private void end(Run run) {
+        Run.State was = run.state;
+        run.state = Run.State.ENDED;
+        run.held = null;
+        feeds.removeAll(run.partitions);
+        Set<TopicPartition> assigned = new HashSet<>(run.partitions);
+        assigned.retainAll(consumer.assignment());
+        consumer.pause(assigned);
+        if (was == Run.State.RUNNING) {
+            Execution e = run.execution;
+            run.execution = null;
             e.stop();
+        } else if (was == Run.State.RESTORING) {
+            Execution restoredNotInstalled = run.cancel();
+            if (restoredNotInstalled != null) {
+                restoredNotInstalled.stop();
+            }
         }
-        feeds.clear();
     }
 
-    private void distribute(ConsumerRecords<byte[], byte[]> records) {
-        if (records.isEmpty()) {
+    private void endAll() {
+        ready = false;
+        for (Run run : runs) {
+            end(run);
+        }
+        runs.clear();
+    }
+
+    /** Waits for a restore in progress, which stops what it built: the state it opens is closed after us. */
+    private void awaitRestorer() {
+        restorer.shutdown();
+        try {
+            if (!restorer.awaitTermination(2, TimeUnit.MINUTES)) {
+                LOG.warn("a restore did not finish within 2 minutes of the stop");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void failover(Run run, Throwable cause) {
+        if (isFatal(cause)) {
+            throw new FatalException("cannot go on: " + cause + hint(cause), cause);
+        }
+        end(run);
+        Optional<Duration> delay = restart.onFailure(clock.getAsLong());
+        if (delay.isEmpty()) {
+            throw new FatalException("restart strategy gave up after: " + cause, cause);
+        }
+        LOG.warn(
+                "failing over {} in {} ms after: {}",
+                run.partitions,
+                delay.get().toMillis(),
+                cause.toString(),
+                cause);
+        lifecycle.failedOver(cause);
+        run.state = Run.State.WAITING_TO_RESTART;
+        run.restartAt = clock.getAsLong() + delay.get().toMillis();
+        ready = false;
+    }
+
+    /** Restores the runs whose restart delay is over, as a new run of the same partitions. */
+    private void restartDue() {
+        if (draining) {
             return;
         }
-        for (TopicPartition tp : records.partitions()) {
-            Feed feed = feeds.get(tp);
-            if (feed == null) {
-                continue;
-            }
-            for (ConsumerRecord<byte[], byte[]> r : records.records(tp)) {
-                Record record = new Record(r.key(), r.value(), r.timestamp(), r.offset(), headers(r));
-                if (feed.overflow.isEmpty() && feed.channel.remainingCapacity() > 0) {
-                    feed.channel.put(record);
-                } else {
-                    feed.overflow.addLast(record);
-                }
-                feed.nextOffset = r.offset() + 1;
-                recordsSinceBarrier++;
-            }
-            if (!feed.overflow.isEmpty() && !feed.paused) {
-                consumer.pause(List.of(tp));
-                feed.paused = true;
-                feed.channel.wakeWhenDrained(consumer::wakeup);
-            }
-            execution.wake(feed.partition);
-        }
-    }
-
-    /** Moves overflow into channels that drained; resumes partitions whose overflow is empty. */
-    private void refill() {
-        refillAgain = false;
-        for (Map.Entry<TopicPartition, Feed> e : feeds.entrySet()) {
-            Feed f = e.getValue();
-            if (f.overflow.isEmpty()) {
-                continue;
-            }
-            boolean moved = false;
-            while (!f.overflow.isEmpty()
-                    && (!(f.overflow.peekFirst() instanceof Record) || f.channel.remainingCapacity() > 0)) {
-                f.channel.put(f.overflow.pollFirst());
-                moved = true;
-            }
-            if (moved && execution != null) {
-                execution.wake(f.partition);
-            }
-            if (f.overflow.isEmpty() && f.paused && drainDeadline == 0) {
-                consumer.resume(List.of(e.getKey()));
-                f.paused = false;
-            } else if (!f.overflow.isEmpty() && !f.channel.wakeWhenDrained(consumer::wakeup)) {
-                refillAgain = true; // drained while we looked: do not wait in poll
+        long now = clock.getAsLong();
+        for (Run run : List.copyOf(runs)) {
+            if (run.state == Run.State.WAITING_TO_RESTART && now >= run.restartAt) {
+                runs.remove(run);
+                Run again = new Run(run.partitions);
+                runs.add(again);
+                restore(again);
             }
         }
     }
 
-    /**
-     * Tells each channel whether its partition has records on the broker beyond what was fetched
-     * (read_committed: up to the last stable offset), from the consumer's last fetch responses; not
-     * known yet counts as behind. A task reading several topics waits for such an input instead of
-     * running ahead of it (see {@link Channel#behind(boolean)}).
-     */
-    private void markBehind() {
-        if (execution == null) {
-            return;
+    private void updateReady() {
+        boolean all = true;
+        for (Run run : runs) {
+            all &= run.state == Run.State.RUNNING;
         }
-        boolean fetching = drainDeadline == 0;
-        for (Map.Entry<TopicPartition, Feed> e : feeds.entrySet()) {
-            // While draining nothing more is fetched: only what waits in the overflow is still to come.
-            java.util.OptionalLong lag = fetching ? consumer.currentLag(e.getKey()) : java.util.OptionalLong.of(0);
-            boolean behind = !e.getValue().overflow.isEmpty() || lag.isEmpty() || lag.getAsLong() > 0;
-            if (e.getValue().channel.behind(behind) && !behind) {
-                execution.wake(e.getValue().partition);
-            }
-        }
+        ready = all && (assignedNothing || !runs.isEmpty());
     }
 
     private void updateLag() {
@@ -602,11 +618,13 @@ public final class SourceLoop implements Runnable {
         }
         nextLagUpdate = now + 1000;
         Map<InputPartition, Long> l = new HashMap<>();
-        List<TopicPartition> unknown = new ArrayList<>();
+        Map<TopicPartition, Long> unknown = new HashMap<>();
         for (TopicPartition tp : consumer.assignment()) {
-            consumer.currentLag(tp).ifPresentOrElse(v -> l.put(toInput(tp), v), () -> {
-                if (feeds.containsKey(tp)) {
-                    unknown.add(tp);
+            InputPartition ip = new InputPartition(tp.topic(), tp.partition());
+            Long next = feeds.nextOffset(tp);
+            consumer.currentLag(tp).ifPresentOrElse(v -> l.put(ip, v), () -> {
+                if (next != null) {
+                    unknown.put(tp, next);
                 }
             });
         }
@@ -614,29 +632,14 @@ public final class SourceLoop implements Runnable {
         // partition it has not fetched lately) ask the broker: read_committed, so this is the LSO too.
         if (!unknown.isEmpty()) {
             try {
-                consumer.endOffsets(unknown, Duration.ofSeconds(1))
-                        .forEach((tp, end) -> l.put(toInput(tp), Math.max(0, end - feeds.get(tp).nextOffset)));
+                consumer.endOffsets(unknown.keySet(), Duration.ofSeconds(1))
+                        .forEach((tp, end) -> l.put(
+                                new InputPartition(tp.topic(), tp.partition()), Math.max(0, end - unknown.get(tp))));
             } catch (KafkaException e) {
                 LOG.debug("reading end offsets for the lag failed: {}", e.toString());
             }
         }
         lag = Map.copyOf(l);
-    }
-
-    private static List<Header> headers(ConsumerRecord<byte[], byte[]> r) {
-        org.apache.kafka.common.header.Header[] hs = r.headers().toArray();
-        if (hs.length == 0) {
-            return List.of();
-        }
-        List<Header> out = new ArrayList<>(hs.length);
-        for (org.apache.kafka.common.header.Header h : hs) {
-            out.add(new Header(h.key(), h.value()));
-        }
-        return out;
-    }
-
-    private static InputPartition toInput(TopicPartition tp) {
-        return new InputPartition(tp.topic(), tp.partition());
     }
 
     private static String hint(Throwable t) {

@@ -293,10 +293,14 @@ public final class Topics {
         }
     }
 
-    /** Transactional ids starting with {@code prefix} that the broker still knows of. */
+    /** Transactional ids starting with {@code prefix} that have a transaction open. */
     public List<String> transactionalIds(String prefix) {
         try {
-            Collection<TransactionListing> all = admin.listTransactions().all().get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS);
+            Collection<TransactionListing> all = admin.listTransactions(
+                            new org.apache.kafka.clients.admin.ListTransactionsOptions()
+                                    .filterStates(OpenTransactions.OPEN))
+                    .all()
+                    .get(ADMIN_TIMEOUT_S, TimeUnit.SECONDS);
             List<String> ids = new ArrayList<>();
             for (TransactionListing t : all) {
                 if (t.transactionalId().startsWith(prefix)) {

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The exactly-once producer pool: one transactional producer per open epoch, with the stable
- * transactional ids {@code <app>-<instance-id>-<slot>}. Every producer is initialised when the pool
+ * transactional ids {@code <app>-<instance-id>-<slot>}; the executions of an instance that run side
+ * by side use separate ranges of slots. Every producer is initialised when the pool
  * is created, which aborts whatever transaction a crashed predecessor left open under that id.
  *
  * <p>Transaction Tn of checkpoint n holds the epoch's output, one record per task in
@@ -43,13 +44,14 @@ public final class TransactionalProducers implements EpochProducers {
     public TransactionalProducers(
             KafkaClients clients,
             String transactionalIdPrefix,
+            int firstSlot,
             int size,
             long transactionTimeoutMs,
             String checkpointTopic) {
         this.checkpointTopic = checkpointTopic;
         List<KafkaProducer<byte[], byte[]>> created = new ArrayList<>(size);
         try {
-            for (int slot = 0; slot < size; slot++) {
+            for (int slot = firstSlot; slot < firstSlot + size; slot++) {
                 created.add(clients.transactionalProducer(transactionalIdPrefix + slot, transactionTimeoutMs));
             }
             // Each initialisation is a few round trips to the transaction coordinator (and may wait
@@ -73,7 +75,12 @@ public final class TransactionalProducers implements EpochProducers {
             throw e;
         }
         this.slots = List.copyOf(created);
-        LOG.debug("initialised {} transactional producers {}0..{}", size, transactionalIdPrefix, size - 1);
+        LOG.debug(
+                "initialised {} transactional producers {}{}..{}",
+                size,
+                transactionalIdPrefix,
+                firstSlot,
+                firstSlot + size - 1);
     }
 
     /** Aborts whatever a transactional id left open, by initialising a producer under it. */

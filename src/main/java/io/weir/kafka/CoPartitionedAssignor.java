@@ -1,0 +1,197 @@
+package io.weir.kafka;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
+import org.apache.kafka.common.Cluster;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * The source consumer's partition assignor: co-partitioned, sticky and cooperative.
+ *
+ * <p><b>Co-partitioned</b>: the unit of assignment is a <em>unit</em> — partition p of every
+ * subscribed topic with the same partition count — so a task that reads partition p of several
+ * topics (a join, a lookup) gets them together, as the range assignor did. <b>Sticky</b>: a member
+ * keeps the units it owns as long as that stays balanced (every member gets ⌊units / members⌋ or
+ * one more), so a join or leave moves only the units it must. <b>Cooperative</b>: a unit that moves
+ * from one live member to another is first only taken away (the owner revokes it and the group
+ * rebalances again at once) and given to its new owner in the next round; the members' other
+ * tasks keep running throughout. A unit claimed by two members (a zombie that missed a generation)
+ * belongs to the claim of the higher generation.
+ */
+public final class CoPartitionedAssignor implements ConsumerPartitionAssignor {
+    public static final String NAME = "weir-copartitioned";
+
+    /** A unit: partition {@code index} of every subscribed topic with {@code count} partitions. */
+    record Unit(int count, int index) implements Comparable<Unit> {
+        private static final Comparator<Unit> ORDER =
+                Comparator.comparingInt(Unit::count).thenComparingInt(Unit::index);
+
+        @Override
+        public int compareTo(Unit o) {
+            return ORDER.compare(this, o);
+        }
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public List<RebalanceProtocol> supportedProtocols() {
+        return List.of(RebalanceProtocol.COOPERATIVE);
+    }
+
+    @Override
+    public GroupAssignment assign(Cluster metadata, GroupSubscription groupSubscription) {
+        Map<String, Subscription> subscriptions = groupSubscription.groupSubscription();
+        Map<String, Integer> counts = new HashMap<>();
+        for (Subscription s : subscriptions.values()) {
+            for (String topic : s.topics()) {
+                Integer count = metadata.partitionCountForTopic(topic);
+                if (count != null && count > 0) {
+                    counts.put(topic, count);
+                }
+            }
+        }
+        Map<String, List<TopicPartition>> assigned = assign(counts, members(subscriptions));
+        Map<String, Assignment> result = new HashMap<>();
+        assigned.forEach((member, partitions) -> result.put(member, new Assignment(partitions)));
+        return new GroupAssignment(result);
+    }
+
+    /** What the assignor needs of a member's subscription. */
+    record Member(String id, Set<String> topics, List<TopicPartition> owned, int generation) {}
+
+    static Map<String, Member> members(Map<String, Subscription> subscriptions) {
+        Map<String, Member> members = new TreeMap<>();
+        subscriptions.forEach((id, s) -> members.put(
+                id,
+                new Member(
+                        // Static members keep their instance id across restarts; it orders them stably.
+                        s.groupInstanceId().orElse(id),
+                        Set.copyOf(s.topics()),
+                        s.ownedPartitions(),
+                        s.generationId().orElse(-1))));
+        return members;
+    }
+
+    /**
+     * The assignment of the units of {@code partitionCounts} (topic → partition count) to
+     * {@code members} (member id → member), as partitions per member id.
+     */
+    static Map<String, List<TopicPartition>> assign(Map<String, Integer> partitionCounts, Map<String, Member> members) {
+        Map<Unit, List<String>> topicsOf = new TreeMap<>();
+        new TreeMap<>(partitionCounts).forEach((topic, count) -> {
+            for (int p = 0; p < count; p++) {
+                topicsOf.computeIfAbsent(new Unit(count, p), u -> new ArrayList<>())
+                        .add(topic);
+            }
+        });
+        // Who owns each unit now: the claim with the highest generation.
+        Map<Unit, String> owner = new HashMap<>();
+        Map<Unit, Integer> ownerGeneration = new HashMap<>();
+        for (Map.Entry<String, Member> m : members.entrySet()) {
+            for (TopicPartition tp : m.getValue().owned()) {
+                Integer count = partitionCounts.get(tp.topic());
+                if (count == null || tp.partition() >= count) {
+                    continue;
+                }
+                Unit u = new Unit(count, tp.partition());
+                Integer g = ownerGeneration.get(u);
+                if (g == null || m.getValue().generation() > g) {
+                    owner.put(u, m.getKey());
+                    ownerGeneration.put(u, m.getValue().generation());
+                }
+            }
+        }
+        List<String> order = new ArrayList<>(members.keySet());
+        order.sort(Comparator.comparing((String id) -> members.get(id).id()).thenComparing(id -> id));
+        Map<String, List<Unit>> target = new HashMap<>();
+        order.forEach(id -> target.put(id, new ArrayList<>()));
+        if (order.isEmpty()) {
+            return Map.of();
+        }
+        int base = topicsOf.size() / order.size();
+        int extra = topicsOf.size() % order.size();
+        // 1. Members keep what they own, up to the base quota; then the extra slots go to members
+        //    that own more, so nothing moves that need not.
+        Map<String, List<Unit>> owns = new HashMap<>();
+        order.forEach(id -> owns.put(id, new ArrayList<>()));
+        owner.forEach((u, id) -> {
+            if (eligible(members.get(id), topicsOf.get(u))) {
+                owns.get(id).add(u);
+            }
+        });
+        Set<Unit> kept = new HashSet<>();
+        for (String id : order) {
+            List<Unit> mine = owns.get(id);
+            mine.sort(null);
+            for (int i = 0; i < Math.min(base, mine.size()); i++) {
+                target.get(id).add(mine.get(i));
+                kept.add(mine.get(i));
+            }
+        }
+        for (String id : order) {
+            List<Unit> mine = owns.get(id);
+            if (extra > 0 && mine.size() > base) {
+                target.get(id).add(mine.get(base));
+                kept.add(mine.get(base));
+                extra--;
+            }
+        }
+        // 2. The rest goes to the members below their quota, fewest first.
+        for (Unit u : topicsOf.keySet()) {
+            if (kept.contains(u)) {
+                continue;
+            }
+            String to = null;
+            for (String id : order) {
+                int quota = base + (extra > 0 ? 1 : 0);
+                if (target.get(id).size() < quota
+                        && eligible(members.get(id), topicsOf.get(u))
+                        && (to == null || target.get(id).size() < target.get(to).size())) {
+                    to = id;
+                }
+            }
+            if (to == null) {
+                continue; // no member reads all its topics (a rolling update changing the job)
+            }
+            if (target.get(to).size() == base) {
+                extra--;
+            }
+            // 3. Cooperative: a unit a live member still owns is given to its new owner only after
+            //    that member revoked it, in the rebalance that follows at once. It counts toward the
+            //    new owner's quota now, so the next round gives it the same unit.
+            target.get(to).add(u);
+        }
+        Map<String, List<TopicPartition>> result = new HashMap<>();
+        for (String id : order) {
+            List<TopicPartition> partitions = new ArrayList<>();
+            for (Unit u : target.get(id)) {
+                String current = owner.get(u);
+                if (current != null && !current.equals(id)) {
+                    continue;
+                }
+                for (String topic : topicsOf.get(u)) {
+                    if (members.get(id).topics().contains(topic)) {
+                        partitions.add(new TopicPartition(topic, u.index()));
+                    }
+                }
+            }
+            result.put(id, partitions);
+        }
+        return result;
+    }
+
+    private static boolean eligible(Member m, List<String> topics) {
+        return m.topics().containsAll(topics);
+    }
+}
