@@ -67,6 +67,9 @@ public final class KafkaClients {
         Map<String, Object> p = base(consumer);
         p.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
         p.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "30000");
+        // A cooperative move takes two rebalances, and members learn of the second from a heartbeat:
+        // heartbeat often, so the second round starts within half a second, not three.
+        p.putIfAbsent(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "500");
         p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instanceId);
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);

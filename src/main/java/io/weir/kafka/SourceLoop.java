@@ -18,8 +18,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -103,6 +105,10 @@ public final class SourceLoop implements Runnable {
 
     /** Where barrier injections are answered; one per execution's coordinator. */
     public interface InjectionReceiver {
+        /**
+         * Barrier {@code checkpointId} went in at {@code positions}; {@code fencingToken} supplies the
+         * group metadata to commit them with (read it when committing).
+         */
         void injected(long checkpointId, Map<InputPartition, Long> positions, Object fencingToken);
 
         void skipped(long checkpointId);
@@ -134,6 +140,16 @@ public final class SourceLoop implements Runnable {
     private volatile boolean assignedNothing;
     private volatile Throwable fatal;
     private long nextLagUpdate;
+    /**
+     * The group metadata of the current generation, published by the loop after each assignment.
+     * A checkpoint commits its offsets with the metadata current at commit time, not at its
+     * barrier: a rebalance in between (another member joining or leaving) bumps the generation, and
+     * the old one would fail the commit of a run that still owns its partitions. A run whose
+     * partitions were revoked or lost was stopped before the new generation is published here.
+     */
+    private volatile ConsumerGroupMetadata groupMetadata;
+
+    private final Supplier<ConsumerGroupMetadata> currentGroupMetadata = () -> groupMetadata;
     /** Set by a graceful stop: nothing more is read, and the consumer leaves the group when it closes. */
     private boolean draining;
 
@@ -258,7 +274,7 @@ public final class SourceLoop implements Runnable {
         run.injectedSinceStart = true;
         run.execution.closing(checkpointId);
         LOG.debug("barrier {} injected at {}", checkpointId, positions);
-        receiver.injected(checkpointId, positions, consumer.groupMetadata());
+        receiver.injected(checkpointId, positions, currentGroupMetadata);
     }
 
     /** At-least-once: commits the positions of a completed checkpoint to the group. */
@@ -401,6 +417,7 @@ public final class SourceLoop implements Runnable {
 
         @Override
         public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
+            groupMetadata = consumer.groupMetadata();
             Set<TopicPartition> all = consumer.assignment();
             if (!partitions.isEmpty()) {
                 LOG.info("partitions assigned: {} (now {})", partitions, all);

@@ -134,7 +134,12 @@ public final class TransactionalProducers implements EpochProducers {
         String metadata = "ckpt=" + checkpointId;
         positions.forEach((ip, offset) ->
                 offsets.put(new TopicPartition(ip.topic(), ip.partition()), new OffsetAndMetadata(offset, metadata)));
-        p.sendOffsetsToTransaction(offsets, (ConsumerGroupMetadata) fencingToken);
+        // The source loop's current group metadata (see SourceLoop#groupMetadata): a member that lost
+        // these partitions has no generation that accepts them.
+        ConsumerGroupMetadata group = fencingToken instanceof java.util.function.Supplier<?> current
+                ? (ConsumerGroupMetadata) current.get()
+                : (ConsumerGroupMetadata) fencingToken;
+        p.sendOffsetsToTransaction(offsets, group);
         p.commitTransaction();
         synchronized (this) {
             epochSlot.remove(checkpointId);
