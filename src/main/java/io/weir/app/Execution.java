@@ -155,8 +155,24 @@ final class Execution implements SourceLoop.Execution {
             }
             e.getValue().sort(null);
         }
-        // Producers first: initialising them aborts what a crashed predecessor left open, and until
-        // then its pending offsets would keep the committed offsets below from resolving.
+        // The checkpoint topic is read while the producers initialise: read_committed stops before
+        // what a crashed predecessor left open, and the committed offsets read after the producers
+        // tell whether that read is recent enough (else it is read again).
+        CheckpointReader reader = new CheckpointReader(ctx.clients(), s.checkpointTopic());
+        java.util.concurrent.CompletableFuture<Map<String, List<TaskCheckpoint>>> firstRead =
+                new java.util.concurrent.CompletableFuture<>();
+        Instance.named("weir-checkpoint-read")
+                .newThread(() -> {
+                    try {
+                        firstRead.complete(reader.history(
+                                new TreeSet<>(taskInputs.keySet()), s.state().retain(), RESTORE_TIMEOUT));
+                    } catch (Throwable t) {
+                        firstRead.completeExceptionally(t);
+                    }
+                })
+                .start();
+        // Producers before the offsets: initialising them aborts what a crashed predecessor left
+        // open, and until then its pending offsets would keep the committed offsets from resolving.
         if (s.exactlyOnce()) {
             producerSlots = ctx.producerSlots();
             firstSlot = producerSlots.acquire();
@@ -174,7 +190,8 @@ final class Execution implements SourceLoop.Execution {
                         s.application() + "-" + s.instanceId(),
                         s.checkpointTopic(),
                         ctx.source()::commitOffsets);
-        Map<String, List<TaskCheckpoint>> history = readCheckpoints(ctx, taskInputs, committedCheckpoints.read());
+        Map<String, List<TaskCheckpoint>> history =
+                readCheckpoints(ctx, reader, taskInputs, committedCheckpoints.read(), firstRead);
         Map<String, TaskCheckpoint> restored = new HashMap<>();
         history.forEach((task, h) -> restored.put(task, h.get(h.size() - 1)));
         long lastCompleted = restored.values().stream()
@@ -279,19 +296,27 @@ final class Execution implements SourceLoop.Execution {
     }
 
     /**
-     * Reads the latest checkpoint of every task. The committed offsets name the checkpoint they were
-     * committed with; the checkpoint topic must hold at least that one, else we read again (a record
-     * committed a moment ago may not be visible to this reader yet).
+     * The latest checkpoints of every task. The committed offsets name the checkpoint they were
+     * committed with; the checkpoint topic must hold at least that one, else it is read again (a
+     * read that began before a predecessor's transaction was resolved, or a record committed a
+     * moment ago, may not show it yet). {@code firstRead} is a read already under way.
      */
     private static Map<String, List<TaskCheckpoint>> readCheckpoints(
-            Context ctx, Map<String, List<InputPartition>> taskInputs, Map<InputPartition, Long> committedCheckpoints)
+            Context ctx,
+            CheckpointReader reader,
+            Map<String, List<InputPartition>> taskInputs,
+            Map<InputPartition, Long> committedCheckpoints,
+            java.util.concurrent.CompletableFuture<Map<String, List<TaskCheckpoint>>> firstRead)
             throws IOException, InterruptedException {
-        CheckpointReader reader =
-                new CheckpointReader(ctx.clients(), ctx.settings().checkpointTopic());
         long deadline = ctx.clock().getAsLong() + RESTORE_TIMEOUT.toMillis();
+        Map<String, List<TaskCheckpoint>> history;
+        int reads = 0;
+        try {
+            history = firstRead.get();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        }
         while (true) {
-            Map<String, List<TaskCheckpoint>> history = reader.history(
-                    new TreeSet<>(taskInputs.keySet()), ctx.settings().state().retain(), RESTORE_TIMEOUT);
             String missing = null;
             for (Map.Entry<String, List<InputPartition>> t : taskInputs.entrySet()) {
                 for (InputPartition ip : t.getValue()) {
@@ -311,8 +336,12 @@ final class Execution implements SourceLoop.Execution {
                 throw new IOException("the checkpoint topic " + ctx.settings().checkpointTopic()
                         + " lacks the checkpoint of " + missing);
             }
-            LOG.info("waiting for the checkpoint of {}", missing);
-            TimeUnit.MILLISECONDS.sleep(200);
+            LOG.info("reading the checkpoint topic again for the checkpoint of {}", missing);
+            if (reads++ > 0) {
+                TimeUnit.MILLISECONDS.sleep(200); // a record committed a moment ago: give it time
+            }
+            history = reader.history(
+                    new TreeSet<>(taskInputs.keySet()), ctx.settings().state().retain(), RESTORE_TIMEOUT);
         }
     }
 

@@ -172,6 +172,14 @@ public final class Instance implements AutoCloseable {
     /** Checks the broker and topics, then starts the source loop. Throws when a start-up check fails. */
     public void start() throws IOException {
         LOG.info("starting {} as instance {}; Kafka {}", settings.application(), settings.instanceId(), clients);
+        StartTimes took = new StartTimes(clock);
+        if (settings.state().backend() == StateSettings.Backend.ROCKSDB) {
+            // Loading the native library takes a few hundred ms: overlap it with the checks below.
+            Thread preload = named("weir-rocksdb-load").newThread(org.rocksdb.RocksDB::loadLibrary);
+            preload.start();
+        }
+        PartitionCounts partitionCounts = new PartitionCounts(clients, settings.checkpointTopic());
+        var recordedCounts = partitionCounts.scanAsync(Duration.ofSeconds(60));
         int partitions;
         try (Admin admin = clients.admin(settings.application() + "-admin")) {
             Topics topics = new Topics(admin, settings.replicationFactor());
@@ -193,6 +201,7 @@ public final class Instance implements AutoCloseable {
                         + "partition count (a join or lookup reads partition p of each with partition p of the "
                         + "source), but " + String.join(" and ", counts));
             }
+            took.mark("input topics");
             topics.ensureInternal(settings.checkpointTopic(), settings.snapshotTopic());
             for (OutputTopic out : settings.outputs()) {
                 int count = out.partitions() == 0 ? partitions : out.partitions();
@@ -217,7 +226,9 @@ public final class Instance implements AutoCloseable {
                 }
                 allInputs.putAll(counts);
             }
-            new PartitionCounts(clients, settings.checkpointTopic()).check(allInputs, Duration.ofSeconds(60));
+            took.mark("own topics");
+            partitionCounts.check(allInputs, Duration.ofSeconds(60), recordedCounts);
+            took.mark("partition counts");
             topics.require(Topics.internalRequirements(
                     settings.checkpointTopic(),
                     settings.snapshotTopic(),
@@ -231,9 +242,11 @@ public final class Instance implements AutoCloseable {
             limits = new RecordLimits(
                     topic -> maxBytes.getOrDefault(topic, RecordLimits.DEFAULT_MAX_BYTES),
                     settings.truncateDeadLetters());
+            took.mark("topic settings");
             if (settings.exactlyOnce()) {
                 checkTransactionTimeouts(topics.brokerMaxTransactionTimeoutMs());
                 abortLeftovers(topics);
+                took.mark("transactions");
             }
         }
         StateSettings state = settings.state();
@@ -302,12 +315,37 @@ public final class Instance implements AutoCloseable {
                 Executors.newSingleThreadExecutor(named("weir-restore")));
         sourceThread = named("weir-source").newThread(source);
         sourceThread.start();
+        took.mark("state and clients");
         LOG.info(
-                "{} started as instance {} ({}, {} partitions per input)",
+                "{} started as instance {} ({}, {} partitions per input; start-up checks: {})",
                 settings.application(),
                 settings.instanceId(),
                 settings.exactlyOnce() ? "exactly-once" : "at-least-once",
-                partitions);
+                partitions,
+                took);
+    }
+
+    /** How long each part of {@link #start()} took, for its log line. */
+    private static final class StartTimes {
+        private final LongSupplier clock;
+        private final java.util.StringJoiner parts = new java.util.StringJoiner(", ");
+        private long last;
+
+        StartTimes(LongSupplier clock) {
+            this.clock = clock;
+            this.last = clock.getAsLong();
+        }
+
+        void mark(String part) {
+            long now = clock.getAsLong();
+            parts.add(part + " " + (now - last) + " ms");
+            last = now;
+        }
+
+        @Override
+        public String toString() {
+            return parts.toString();
+        }
     }
 
     private void checkTransactionTimeouts(long brokerMaxMs) {

@@ -26,12 +26,26 @@ import org.apache.kafka.common.TopicPartition;
  * go in behind the records read so far. Source loop thread only.
  */
 final class Feeds {
+    /**
+     * Records a partition hands over before the first barrier after its execution started; the rest
+     * of that poll waits behind the barrier. The first checkpoint after a restore then covers a few
+     * hundred records per partition, which a cold JVM processes in tens of milliseconds, instead of
+     * a whole poll — and until it commits nothing of the restarted job is visible.
+     */
+    static final int FIRST_EPOCH_RECORDS = 256;
+
     /** One running partition. */
     static final class Feed {
         final InputPartition partition;
         final Channel channel;
         final Run run;
         final ArrayDeque<Element> overflow = new ArrayDeque<>();
+        /** Records read beyond {@link #FIRST_EPOCH_RECORDS} before the first barrier; they go in behind it. */
+        final ArrayDeque<Record> deferred = new ArrayDeque<>();
+        /** Offset after the last deferred record. */
+        long deferredNext;
+
+        int firstEpochLeft = FIRST_EPOCH_RECORDS;
         long nextOffset;
         boolean paused;
 
@@ -77,17 +91,28 @@ final class Feeds {
                 continue;
             }
             List<ConsumerRecord<byte[], byte[]>> rs = records.records(tp);
+            boolean firstEpoch = !feed.run.injectedSinceStart;
+            int handed = 0;
             for (ConsumerRecord<byte[], byte[]> r : rs) {
                 Record record = new Record(r.key(), r.value(), r.timestamp(), r.offset(), headers(r));
+                if (firstEpoch && (feed.firstEpochLeft == 0 || !feed.deferred.isEmpty())) {
+                    feed.deferred.addLast(record);
+                    feed.deferredNext = r.offset() + 1;
+                    continue;
+                }
+                if (firstEpoch) {
+                    feed.firstEpochLeft--;
+                }
                 if (feed.overflow.isEmpty() && feed.channel.remainingCapacity() > 0) {
                     feed.channel.put(record);
                 } else {
                     feed.overflow.addLast(record);
                 }
                 feed.nextOffset = r.offset() + 1;
+                handed++;
             }
-            feed.run.recordsSinceBarrier += rs.size();
-            if (!feed.overflow.isEmpty() && !feed.paused) {
+            feed.run.recordsSinceBarrier += handed;
+            if ((!feed.overflow.isEmpty() || !feed.deferred.isEmpty()) && !feed.paused) {
                 consumer.pause(List.of(tp));
                 feed.paused = true;
                 feed.channel.wakeWhenDrained(consumer::wakeup);
@@ -149,6 +174,13 @@ final class Feeds {
                 f.overflow.addLast(barrier);
             }
             positions.put(f.partition, f.nextOffset);
+            if (!f.deferred.isEmpty()) {
+                // Behind the first barrier now; refill moves them on as the channel drains.
+                f.overflow.addAll(f.deferred);
+                run.recordsSinceBarrier += f.deferred.size();
+                f.deferred.clear();
+                f.nextOffset = f.deferredNext;
+            }
             run.execution.wake(f.partition);
         }
         return positions;
@@ -165,7 +197,7 @@ final class Feeds {
         for (Map.Entry<TopicPartition, Feed> e : feeds.entrySet()) {
             Feed f = e.getValue();
             OptionalLong lag = draining ? OptionalLong.of(0) : consumer.currentLag(e.getKey());
-            boolean behind = !f.overflow.isEmpty() || lag.isEmpty() || lag.getAsLong() > 0;
+            boolean behind = !f.overflow.isEmpty() || !f.deferred.isEmpty() || lag.isEmpty() || lag.getAsLong() > 0;
             if (f.channel.behind(behind) && !behind) {
                 f.run.execution.wake(f.partition);
             }

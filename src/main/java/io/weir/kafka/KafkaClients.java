@@ -102,6 +102,8 @@ public final class KafkaClients {
     /** A consumer outside any group, for reading internal topics by assignment. */
     public KafkaConsumer<byte[], byte[]> reader(String clientId, boolean readCommitted) {
         Map<String, Object> p = base(consumer);
+        // Reading a topic that does not exist yet must not create it with the broker's defaults.
+        p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
         p.remove(ConsumerConfig.GROUP_ID_CONFIG);
         p.remove(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);

@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -43,7 +45,46 @@ public final class PartitionCounts {
      * topics were added to the job); throws when a topic's count changed.
      */
     public void check(Map<String, Integer> current, Duration timeout) throws IOException {
-        Scan scan = scan(timeout);
+        check(current, scan(timeout));
+    }
+
+    /**
+     * Starts reading the recorded counts on a thread of its own, so the read overlaps the other
+     * start-up checks; {@link #check(Map, Duration, CompletableFuture)} takes its result. (The
+     * topic may not exist yet on a first start: then the check reads again.)
+     */
+    public CompletableFuture<Scan> scanAsync(Duration timeout) {
+        CompletableFuture<Scan> scan = new CompletableFuture<>();
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        scan.complete(scan(timeout));
+                    } catch (Throwable e) {
+                        scan.completeExceptionally(e);
+                    }
+                },
+                "weir-partition-counts");
+        t.setDaemon(true);
+        t.start();
+        return scan;
+    }
+
+    /** {@link #check(Map, Duration)} with a read started by {@link #scanAsync}. */
+    public void check(Map<String, Integer> current, Duration timeout, CompletableFuture<Scan> started)
+            throws IOException {
+        Scan scan;
+        try {
+            scan = started.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while reading the partition counts", e);
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            scan = scan(timeout); // e.g. the checkpoint topic was created after the read began
+        }
+        check(current, scan);
+    }
+
+    private void check(Map<String, Integer> current, Scan scan) throws IOException {
         Map<String, Integer> recorded = scan.counts.orElse(Map.of());
         for (Map.Entry<String, Integer> e : new TreeMap<>(current).entrySet()) {
             Integer before = recorded.get(e.getKey());
@@ -61,7 +102,8 @@ public final class PartitionCounts {
         }
     }
 
-    private record Scan(Optional<Map<String, Integer>> counts, boolean hasCheckpoints) {}
+    /** What a read of the checkpoint topic found. */
+    public record Scan(Optional<Map<String, Integer>> counts, boolean hasCheckpoints) {}
 
     /** The last recorded counts (read_uncommitted: they are written without a transaction). */
     private Scan scan(Duration timeout) throws IOException {

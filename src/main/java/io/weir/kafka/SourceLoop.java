@@ -269,9 +269,9 @@ public final class SourceLoop implements Runnable {
     }
 
     private void injectNow(Run run, long checkpointId, InjectionReceiver receiver) {
-        Map<InputPartition, Long> positions = feeds.injectBarrier(run, checkpointId);
-        run.recordsSinceBarrier = 0;
+        run.recordsSinceBarrier = 0; // before: records deferred behind the first barrier count for the next
         run.injectedSinceStart = true;
+        Map<InputPartition, Long> positions = feeds.injectBarrier(run, checkpointId);
         run.execution.closing(checkpointId);
         LOG.debug("barrier {} injected at {}", checkpointId, positions);
         receiver.injected(checkpointId, positions, currentGroupMetadata);

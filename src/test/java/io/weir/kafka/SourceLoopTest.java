@@ -295,4 +295,49 @@ class SourceLoopTest {
                 second.taken(ip(P1)).stream().noneMatch(el -> el instanceof Barrier),
                 "the other execution got no barrier");
     }
+
+    @Test
+    void theFirstBarrierAfterAStartCoversAtMostAFewHundredRecordsPerPartitionAndTheRestFollowIt() {
+        startLoop(Duration.ofMillis(10));
+        inPoll(() -> consumer.rebalance(List.of(P0)));
+        FakeExecution e = executionOf(P0);
+        int read = Feeds.FIRST_EPOCH_RECORDS + 300;
+        inPoll(() -> {
+            for (int i = 0; i < read; i++) {
+                consumer.addRecord(new ConsumerRecord<>(TOPIC, 0, i, "k".getBytes(), "v".getBytes()));
+            }
+        });
+        await().atMost(DEADLINE)
+                .until(() -> e.channels.get(ip(P0)).remainingCapacity() == 1024 - Feeds.FIRST_EPOCH_RECORDS);
+        assertTrue(consumer.paused().contains(P0), "paused while the rest waits for the first barrier");
+
+        AtomicReference<Map<InputPartition, Long>> positions = new AtomicReference<>();
+        loop.inject(
+                1,
+                new SourceLoop.InjectionReceiver() {
+                    @Override
+                    public void injected(long id, Map<InputPartition, Long> p, Object token) {
+                        positions.set(p);
+                    }
+
+                    @Override
+                    public void skipped(long id) {}
+                },
+                e);
+        await().atMost(DEADLINE).until(() -> positions.get() != null);
+        assertEquals(Map.of(ip(P0), (long) Feeds.FIRST_EPOCH_RECORDS), positions.get(), "S1 after the first few");
+        List<Element> taken = new ArrayList<>();
+        await().atMost(DEADLINE).until(() -> {
+            taken.addAll(e.taken(ip(P0)));
+            return taken.size() == read + 1;
+        });
+        assertEquals(new Barrier(1), taken.get(Feeds.FIRST_EPOCH_RECORDS), "the barrier follows the first few");
+        for (int i = 0; i < read + 1; i++) {
+            if (i != Feeds.FIRST_EPOCH_RECORDS) {
+                long expected = i < Feeds.FIRST_EPOCH_RECORDS ? i : i - 1;
+                assertEquals(expected, ((Record) taken.get(i)).offset(), "in offset order at " + i);
+            }
+        }
+        await().atMost(DEADLINE).until(() -> !consumer.paused().contains(P0));
+    }
 }
