@@ -17,6 +17,13 @@ COPY src/main src/main
 # Tests and formatting are CI's business (.ci/run); this builds target/weir.jar and weir-dev.jar.
 RUN mvn -B -ntp -q package -Dmaven.test.skip=true -Dspotless.check.skip=true \
  && ls -l target/weir.jar target/weir-dev.jar
+# The classes a running job loads (Kafka clients, RocksDB, CEL, ...), listed from a short run of the
+# example job on the embedded broker: the run stage archives them (AppCDS), which cuts the JVM's
+# start — and so a restarted pod's recovery — by about a second. Should the run fail, the list is
+# empty and the image starts as without it.
+RUN (timeout 90 java -XX:DumpLoadedClassList=target/weir.classlist -jar target/weir-dev.jar dev --duration 10 \
+      > target/classlist-run.log 2>&1 || tail -5 target/classlist-run.log) \
+ && touch target/weir.classlist && wc -l target/weir.classlist
 
 FROM ${RUN_IMAGE}
 ARG WEIR_UID=10001
@@ -25,9 +32,14 @@ RUN groupadd --system --gid ${WEIR_UID} weir \
  && useradd --system --uid ${WEIR_UID} --gid weir --home-dir /var/lib/weir --no-create-home weir \
  && mkdir -p /var/lib/weir /etc/weir /opt/weir/plugins \
  && chown weir:weir /var/lib/weir \
- && printf '#!/bin/sh\nexec java $JAVA_OPTS -jar /opt/weir/weir.jar "$@"\n' > /usr/local/bin/weir \
+ && printf '#!/bin/sh\nexec java -XX:SharedArchiveFile=/opt/weir/weir.jsa -Xshare:auto $JAVA_OPTS -jar /opt/weir/weir.jar "$@"\n' > /usr/local/bin/weir \
  && chmod 755 /usr/local/bin/weir
 COPY --from=build /src/target/weir.jar /opt/weir/weir.jar
+COPY --from=build /src/target/weir.classlist /opt/weir/weir.classlist
+# The class-data archive for weir.jar (classes of the list that weir.jar lacks are skipped).
+RUN java -Xshare:dump -XX:SharedClassListFile=/opt/weir/weir.classlist \
+      -XX:SharedArchiveFile=/opt/weir/weir.jsa -cp /opt/weir/weir.jar > /dev/null 2>&1 \
+ || echo "no class-data archive: the JVM starts without it"
 # The default job: mount your own over it.
 COPY config/examples/running-totals.yaml /etc/weir/job.yaml
 

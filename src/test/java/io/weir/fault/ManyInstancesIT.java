@@ -168,6 +168,14 @@ class ManyInstancesIT {
 
         /** Once the job committed {@code share} of the orders, runs {@code event}. */
         void at(double share, String name, ThrowingRunnable event) throws Exception {
+            // One event at a time: each gap is then the event's own, not the previous one's still
+            // going on (catching up after the start makes the committed share jump).
+            long previous =
+                    events.values().stream().mapToLong(Long::longValue).max().orElse(0);
+            await(job.application() + " output resumed in every partition before: " + name)
+                    .atMost(Duration.ofMinutes(2))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> gaps.everyPartitionSince(previous));
             long target = (long) (orders * share);
             await(job.application() + " commits " + target + " orders before: " + name)
                     .atMost(Duration.ofMinutes(2))
@@ -253,6 +261,19 @@ class ManyInstancesIT {
 
         void stop() {
             running = false;
+        }
+
+        /** Whether every output partition received committed output after {@code time}. */
+        synchronized boolean everyPartitionSince(long time) {
+            if (arrivals.size() < PARTITIONS) {
+                return false;
+            }
+            for (List<Long> times : arrivals.values()) {
+                if (times.get(times.size() - 1) <= time) {
+                    return false;
+                }
+            }
+            return true;
         }
 
         synchronized void print(String app, Map<String, Long> events) {
