@@ -104,8 +104,7 @@ final class Execution implements SourceLoop.Execution {
     /** The first transactional-id slot of this execution's producers; -1: none taken. */
     private int firstSlot = -1;
 
-    private KafkaClients clients;
-    private InstanceSettings settings;
+    private Context context;
 
     private Execution() {}
 
@@ -129,8 +128,7 @@ final class Execution implements SourceLoop.Execution {
     private void build(Context ctx, Set<InputPartition> assigned, CommittedCheckpoints committedCheckpoints)
             throws Exception {
         InstanceSettings s = ctx.settings();
-        settings = s;
-        clients = ctx.clients();
+        context = ctx;
         if (ctx.departed() != null) {
             // Committed offsets below may be pending in a departed instance's open transaction.
             ctx.departed().abortAsync();
@@ -523,12 +521,13 @@ final class Execution implements SourceLoop.Execution {
             if (!allStopped) {
                 // Its open transactions were not aborted: the partitions may go to another member,
                 // which would wait for them until the transaction timeout. Fence and abort them now.
-                for (int slot = firstSlot; slot < firstSlot + poolSize(settings); slot++) {
+                InstanceSettings s = context.settings();
+                for (int slot = firstSlot; slot < firstSlot + poolSize(s); slot++) {
                     try {
                         TransactionalProducers.abortLeftover(
-                                clients,
-                                settings.transactionalIdPrefix() + slot,
-                                settings.transactionTimeout().toMillis());
+                                context.clients(),
+                                s.transactionalIdPrefix() + slot,
+                                s.transactionTimeout().toMillis());
                     } catch (RuntimeException e) {
                         LOG.warn("aborting the transaction of slot {} failed: {}", slot, e.toString());
                     }

@@ -44,8 +44,12 @@ final class Run {
 
     Set<InputPartition> inputs() {
         Set<InputPartition> inputs = new HashSet<>();
-        partitions.forEach(tp -> inputs.add(new InputPartition(tp.topic(), tp.partition())));
+        partitions.forEach(tp -> inputs.add(input(tp)));
         return inputs;
+    }
+
+    static InputPartition input(TopicPartition tp) {
+        return new InputPartition(tp.topic(), tp.partition());
     }
 
     /** Restore thread: hands the restored execution over, or returns false when the run ended meanwhile. */

@@ -423,7 +423,7 @@ public final class SourceLoop implements Runnable {
                 LOG.info("partitions assigned: {} (now {})", partitions, all);
             }
             Set<InputPartition> inputs = new HashSet<>();
-            all.forEach(tp -> inputs.add(new InputPartition(tp.topic(), tp.partition())));
+            all.forEach(tp -> inputs.add(Run.input(tp)));
             lifecycle.assigned(inputs);
             assignedNothing = all.isEmpty();
             if (!partitions.isEmpty()) {
@@ -503,7 +503,7 @@ public final class SourceLoop implements Runnable {
             List<TopicPartition> fromStart = new ArrayList<>();
             List<TopicPartition> fromEnd = new ArrayList<>();
             for (TopicPartition tp : run.partitions) {
-                InputPartition ip = new InputPartition(tp.topic(), tp.partition());
+                InputPartition ip = Run.input(tp);
                 if (execution.channels().get(ip) == null) {
                     throw new IllegalStateException("the execution has no channel for " + ip);
                 }
@@ -522,15 +522,12 @@ public final class SourceLoop implements Runnable {
                 consumer.seekToEnd(fromEnd);
             }
             for (TopicPartition tp : run.partitions) {
-                InputPartition ip = new InputPartition(tp.topic(), tp.partition());
+                InputPartition ip = Run.input(tp);
                 feeds.add(tp, new Feeds.Feed(ip, execution.channels().get(ip), run, consumer.position(tp)));
             }
             if (!draining) {
                 consumer.resume(run.partitions);
             }
-            run.recordsSinceBarrier = 0;
-            run.injectedSinceStart = false;
-            run.held = null;
             execution.started();
             nextLagUpdate = 0; // its partitions' lag is known from now on
             LOG.info("running {} partitions from {}", run.partitions.size(), feeds.positions(run));
@@ -637,7 +634,7 @@ public final class SourceLoop implements Runnable {
         Map<InputPartition, Long> l = new HashMap<>();
         Map<TopicPartition, Long> unknown = new HashMap<>();
         for (TopicPartition tp : consumer.assignment()) {
-            InputPartition ip = new InputPartition(tp.topic(), tp.partition());
+            InputPartition ip = Run.input(tp);
             Long next = feeds.nextOffset(tp);
             consumer.currentLag(tp).ifPresentOrElse(v -> l.put(ip, v), () -> {
                 if (next != null) {
@@ -650,8 +647,7 @@ public final class SourceLoop implements Runnable {
         if (!unknown.isEmpty()) {
             try {
                 consumer.endOffsets(unknown.keySet(), Duration.ofSeconds(1))
-                        .forEach((tp, end) -> l.put(
-                                new InputPartition(tp.topic(), tp.partition()), Math.max(0, end - unknown.get(tp))));
+                        .forEach((tp, end) -> l.put(Run.input(tp), Math.max(0, end - unknown.get(tp))));
             } catch (KafkaException e) {
                 LOG.debug("reading end offsets for the lag failed: {}", e.toString());
             }

@@ -136,9 +136,7 @@ public final class TransactionalProducers implements EpochProducers {
                 offsets.put(new TopicPartition(ip.topic(), ip.partition()), new OffsetAndMetadata(offset, metadata)));
         // The source loop's current group metadata (see SourceLoop#groupMetadata): a member that lost
         // these partitions has no generation that accepts them.
-        ConsumerGroupMetadata group = fencingToken instanceof java.util.function.Supplier<?> current
-                ? (ConsumerGroupMetadata) current.get()
-                : (ConsumerGroupMetadata) fencingToken;
+        ConsumerGroupMetadata group = (ConsumerGroupMetadata) ((java.util.function.Supplier<?>) fencingToken).get();
         p.sendOffsetsToTransaction(offsets, group);
         p.commitTransaction();
         synchronized (this) {

@@ -181,6 +181,34 @@ class SourceLoopTest {
                 .orElseThrow();
     }
 
+    /** P0 assigned, then P1 too (cooperative: only P1 is new): two runs, each with its execution. */
+    private FakeExecution[] twoRuns() {
+        startLoop(Duration.ofMillis(10));
+        inPoll(() -> consumer.rebalance(List.of(P0)));
+        FakeExecution first = executionOf(P0);
+        inPoll(() -> consumer.rebalance(List.of(P0, P1)));
+        FakeExecution second = executionOf(P1);
+        assertNotEquals(first, second, "a partition assigned later runs in its own execution");
+        return new FakeExecution[] {first, second};
+    }
+
+    /** Keeps the positions of an injected barrier; counts the answers. */
+    private static final class Answers implements SourceLoop.InjectionReceiver {
+        final AtomicReference<Map<InputPartition, Long>> positions = new AtomicReference<>();
+        final AtomicInteger count = new AtomicInteger();
+
+        @Override
+        public void injected(long id, Map<InputPartition, Long> p, Object token) {
+            positions.set(p);
+            count.incrementAndGet();
+        }
+
+        @Override
+        public void skipped(long id) {
+            count.incrementAndGet();
+        }
+    }
+
     @Test
     void assignedPartitionsStayPausedWhileTheirRestoreRunsOffTheLoopThreadAndPollingGoesOn() {
         CountDownLatch gate = new CountDownLatch(1);
@@ -222,11 +250,9 @@ class SourceLoopTest {
 
     @Test
     void aFailureRestartsOnlyTheRunItHappenedIn() {
-        startLoop(Duration.ofMillis(10));
-        inPoll(() -> consumer.rebalance(List.of(P0)));
-        FakeExecution first = executionOf(P0);
-        inPoll(() -> consumer.rebalance(List.of(P0, P1)));
-        FakeExecution second = executionOf(P1);
+        FakeExecution[] runs = twoRuns();
+        FakeExecution first = runs[0];
+        FakeExecution second = runs[1];
 
         loop.fail(new IllegalStateException("boom"), second);
         await().atMost(DEADLINE)
@@ -256,11 +282,9 @@ class SourceLoopTest {
 
     @Test
     void aBarrierGoesIntoTheChannelsOfItsOwnExecutionOnlyWithThePositionsReadThere() {
-        startLoop(Duration.ofMillis(10));
-        inPoll(() -> consumer.rebalance(List.of(P0)));
-        FakeExecution first = executionOf(P0);
-        inPoll(() -> consumer.rebalance(List.of(P0, P1)));
-        FakeExecution second = executionOf(P1);
+        FakeExecution[] runs = twoRuns();
+        FakeExecution first = runs[0];
+        FakeExecution second = runs[1];
         inPoll(() -> {
             consumer.addRecord(new ConsumerRecord<>(TOPIC, 0, 0L, "a".getBytes(), "1".getBytes()));
             consumer.addRecord(new ConsumerRecord<>(TOPIC, 0, 1L, "b".getBytes(), "2".getBytes()));
@@ -269,25 +293,10 @@ class SourceLoopTest {
         await().atMost(DEADLINE).until(() -> first.channels.get(ip(P0)).remainingCapacity() == 1022);
         await().atMost(DEADLINE).until(() -> second.channels.get(ip(P1)).remainingCapacity() == 1023);
 
-        AtomicReference<Map<InputPartition, Long>> positions = new AtomicReference<>();
-        AtomicInteger answers = new AtomicInteger();
-        loop.inject(
-                7,
-                new SourceLoop.InjectionReceiver() {
-                    @Override
-                    public void injected(long id, Map<InputPartition, Long> p, Object token) {
-                        positions.set(p);
-                        answers.incrementAndGet();
-                    }
-
-                    @Override
-                    public void skipped(long id) {
-                        answers.incrementAndGet();
-                    }
-                },
-                first);
-        await().atMost(DEADLINE).until(() -> answers.get() == 1);
-        assertEquals(Map.of(ip(P0), 2L), positions.get(), "S7 of the first execution: P0 read up to offset 2");
+        Answers answers = new Answers();
+        loop.inject(7, answers, first);
+        await().atMost(DEADLINE).until(() -> answers.count.get() == 1);
+        assertEquals(Map.of(ip(P0), 2L), answers.positions.get(), "S7 of the first execution: P0 read up to offset 2");
         List<Element> p0 = first.taken(ip(P0));
         assertEquals(3, p0.size());
         assertEquals(new Barrier(7), p0.get(2), "behind the records read");
@@ -311,21 +320,11 @@ class SourceLoopTest {
                 .until(() -> e.channels.get(ip(P0)).remainingCapacity() == 1024 - Feeds.FIRST_EPOCH_RECORDS);
         assertTrue(consumer.paused().contains(P0), "paused while the rest waits for the first barrier");
 
-        AtomicReference<Map<InputPartition, Long>> positions = new AtomicReference<>();
-        loop.inject(
-                1,
-                new SourceLoop.InjectionReceiver() {
-                    @Override
-                    public void injected(long id, Map<InputPartition, Long> p, Object token) {
-                        positions.set(p);
-                    }
-
-                    @Override
-                    public void skipped(long id) {}
-                },
-                e);
-        await().atMost(DEADLINE).until(() -> positions.get() != null);
-        assertEquals(Map.of(ip(P0), (long) Feeds.FIRST_EPOCH_RECORDS), positions.get(), "S1 after the first few");
+        Answers answers = new Answers();
+        loop.inject(1, answers, e);
+        await().atMost(DEADLINE).until(() -> answers.positions.get() != null);
+        assertEquals(
+                Map.of(ip(P0), (long) Feeds.FIRST_EPOCH_RECORDS), answers.positions.get(), "S1 after the first few");
         List<Element> taken = new ArrayList<>();
         await().atMost(DEADLINE).until(() -> {
             taken.addAll(e.taken(ip(P0)));
