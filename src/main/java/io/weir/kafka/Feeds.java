@@ -66,7 +66,13 @@ final class Feeds {
         this.consumer = consumer;
     }
 
+    /**
+     * Starts handing {@code tp} over. Its lag is not known before its first fetch, so it counts as
+     * behind until {@link #markBehind} knows better: a task reading it with other inputs must not
+     * take their records first (they may be later in time than what this partition holds).
+     */
     void add(TopicPartition tp, Feed feed) {
+        feed.channel.behind(true);
         feeds.put(tp, feed);
     }
 
