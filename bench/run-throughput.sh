@@ -15,6 +15,10 @@ cd "$(dirname "$0")/.."
 
 mvn -q ${MVN_FLAGS:-} test-compile
 mvn -q ${MVN_FLAGS:-} dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/bench.classpath
+# The recovery rounds' child JVMs run from jars: a class-data archive maps classes from jars only.
+mvn -q ${MVN_FLAGS:-} dependency:build-classpath -Dmdep.includeScope=runtime -Dmdep.outputFile=target/bench-runtime.classpath
+rm -f target/bench-weir.jar
+jar cf target/bench-weir.jar -C target/classes .
 
 # The benchmark's own sources live here, not under src/test: it is a program, not a test.
 rm -rf target/bench-classes

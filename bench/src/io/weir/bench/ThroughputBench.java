@@ -67,6 +67,8 @@ public final class ThroughputBench {
     private final int users;
     private final int partitions;
     private final int recoveryRounds;
+    /** Which recovery rounds to run: without a class-data archive, with one, or both (in that order). */
+    private final List<Boolean> recoveryCds;
     private final boolean verify;
     private final boolean skipCopy;
     private final int repeat;
@@ -86,6 +88,13 @@ public final class ThroughputBench {
         this.users = Integer.parseInt(options.getOrDefault("users", "10000"));
         this.partitions = Integer.parseInt(options.getOrDefault("partitions", "4"));
         this.recoveryRounds = Integer.parseInt(options.getOrDefault("recovery-rounds", "3"));
+        this.recoveryCds = switch (options.getOrDefault("recovery-cds", "both")) {
+            case "off" -> List.of(false);
+            case "on" -> List.of(true);
+            case "both" -> List.of(false, true);
+            default -> throw new IllegalArgumentException(
+                    "--recovery-cds is off, on or both, was " + options.get("recovery-cds"));
+        };
         this.verify = options.containsKey("verify");
         this.profileDir = options.containsKey("profile") ? Path.of(options.get("profile")) : null;
         this.extraSettings =
@@ -107,7 +116,8 @@ public final class ThroughputBench {
      * --latency-rate N and --latency-seconds N (the paced visibility-latency runs; 0 seconds skips
      * them), --repeat N (each measured run N times in rounds; the table shows the median run and the
      * range of the ratios to the copy), --broker in-process|own-jvm (where the broker runs; own-jvm
-     * reports its CPU apart).
+     * reports its CPU apart), --recovery-cds off|on|both (recovery rounds without a class-data
+     * archive, with one like the image's, or both in one run: the default).
      */
     public static void main(String[] args) throws Exception {
         Map<String, String> options = new HashMap<>();
@@ -142,6 +152,7 @@ public final class ThroughputBench {
     private record Latency(String name, int records, long p50, long p99, long max) {}
 
     private record Recovery(
+            String archive,
             int round, long committedBeforeKill, long killMillis, long firstOutputMillis, String childTimes) {}
 
     private void run() throws Exception {
@@ -192,7 +203,10 @@ public final class ThroughputBench {
                 latencies.add(latency("running totals (1 stage)", "lat-one-stage", EXAMPLE, "pipeline.2.sink.topic"));
                 latencies.add(latency("two-stage (key-by)", "lat-two-stage", TWO_STAGE, "pipeline.3.sink.topic"));
             }
-            List<Recovery> recoveries = recovery();
+            List<Recovery> recoveries = new ArrayList<>();
+            for (boolean cds : recoveryCds) {
+                recoveries.addAll(recovery(cds));
+            }
 
             System.out.println();
             System.out.println("| run | seconds | records/s | of the copy | CPU: machine / this JVM (of 100 % = all"
@@ -246,13 +260,14 @@ public final class ThroughputBench {
             System.out.println();
             System.out.println("Recovery after kill -9 (exactly-once, child JVM, 1 s checkpoints; restarted at once"
                     + " after the killed process was gone):");
-            System.out.println("| round | committed inputs at kill | kill -9 until gone (ms) | restart until first new"
+            System.out.println("| class-data archive | round | committed inputs at kill | kill -9 until gone (ms) | restart until first new"
                     + " committed output (ms) | child log, ms after restart: started / assigned / producers initialised"
                     + " / restored / first checkpoint |");
-            System.out.println("| ---: | ---: | ---: | ---: | --- |");
+            System.out.println("| --- | ---: | ---: | ---: | ---: | --- |");
             for (Recovery r : recoveries) {
                 System.out.printf(
-                        "| %d | %,d | %d | %d | %s |%n",
+                        "| %s | %d | %,d | %d | %d | %s |%n",
+                        r.archive,
                         r.round, r.committedBeforeKill, r.killMillis, r.firstOutputMillis, r.childTimes);
             }
             admin.close();
@@ -555,10 +570,13 @@ public final class ThroughputBench {
 
     /**
      * Runs the exactly-once job in a child JVM over the loaded orders; in each round waits for
-     * progress, kills it, restarts it at once and times the first new committed output.
+     * progress, kills it, restarts it at once and times the first new committed output. With
+     * {@code cds} the child JVMs map a class-data archive like the image's ({@code Dockerfile}):
+     * a first run of the same job dumps the classes it loaded when stopped (SIGTERM), the measured
+     * ones start from the archive.
      */
-    private List<Recovery> recovery() throws Exception {
-        String application = "bench-recovery";
+    private List<Recovery> recovery(boolean cds) throws Exception {
+        String application = "bench-recovery" + (cds ? "-cds" : "");
         String output = createTopic(application + "-totals");
         List<Recovery> results = new ArrayList<>();
         List<String> sets = new ArrayList<>(List.of(
@@ -573,7 +591,28 @@ public final class ThroughputBench {
         sets.addAll(extraSettings);
         String logging = "-Dlogback.configurationFile="
                 + Path.of("bench", "logback-recovery.xml").toAbsolutePath();
-        try (WeirProcess weir = WeirProcess.run(application, EXAMPLE, sets, logging);
+        // Without: the JDK's own default archive only, as a plain java start has.
+        List<String> jvmOptions = new ArrayList<>(List.of(logging));
+        if (cds) {
+            Path archive = Path.of("target", "bench-recovery.jsa").toAbsolutePath();
+            Files.deleteIfExists(archive);
+            String dump = "-XX:ArchiveClassesAtExit=" + archive;
+            try (WeirProcess prime =
+                    WeirProcess.run(childClassPath(), application + "-prime", EXAMPLE, sets, logging, dump)) {
+                prime.start();
+                while (committed(application) == 0) {
+                    prime.assertAlive();
+                    TimeUnit.MILLISECONDS.sleep(50);
+                }
+                prime.stop();
+            }
+            if (!Files.exists(archive)) {
+                throw new IllegalStateException("the priming run wrote no class-data archive " + archive);
+            }
+            jvmOptions.add("-XX:SharedArchiveFile=" + archive);
+        }
+        try (WeirProcess weir = WeirProcess.run(
+                        childClassPath(), application, EXAMPLE, sets, jvmOptions.toArray(String[]::new));
                 KafkaConsumer<byte[], byte[]> reader = committedReader()) {
             weir.start();
             List<TopicPartition> parts = new ArrayList<>();
@@ -617,15 +656,25 @@ public final class ThroughputBench {
                     }
                 }
                 Recovery r = new Recovery(
+                        cds ? "yes" : "no",
                         round, committedAtKill, killMillis, firstOutput, childTimes(weir.log(), restartedAt));
                 System.out.printf(
-                        "  recovery %d: killed at %,d committed inputs in %d ms; first new committed "
+                        "  recovery %d" + (cds ? " (class-data archive)" : "") + ": killed at %,d committed inputs in %d ms; first new committed "
                                 + "output %d ms after the restart (%s)%n",
                         round, committedAtKill, killMillis, firstOutput, r.childTimes);
                 results.add(r);
             }
         }
         return results;
+    }
+
+    /**
+     * The recovery child's class path: Weir's classes as a jar and its runtime dependencies, as
+     * run-throughput.sh wrote them (class-data sharing maps classes from jars only).
+     */
+    private static String childClassPath() throws java.io.IOException {
+        return Path.of("target", "bench-weir.jar").toAbsolutePath() + java.io.File.pathSeparator
+                + Files.readString(Path.of("target", "bench-runtime.classpath")).strip();
     }
 
     /**

@@ -25,6 +25,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -106,6 +109,8 @@ public final class Instance implements AutoCloseable {
     private Admin backgroundAdmin;
 
     private DepartedTransactions departed;
+    /** The partition-count check of {@link #start()}; an execution waits for it before it runs. */
+    private volatile CompletableFuture<Void> countsChecked;
     /** Set by close(), possibly from a shutdown hook while start() still waits for input topics. */
     private volatile boolean closing;
 
@@ -227,8 +232,17 @@ public final class Instance implements AutoCloseable {
                 allInputs.putAll(counts);
             }
             took.mark("own topics");
-            partitionCounts.check(allInputs, Duration.ofSeconds(60), recordedCounts);
-            took.mark("partition counts");
+            // Compared while the rest starts, the group is joined and the first tasks restore: an
+            // execution runs nothing before the comparison passed (startExecution).
+            countsChecked = CompletableFuture.runAsync(
+                    () -> {
+                        try {
+                            partitionCounts.check(allInputs, Duration.ofSeconds(60), recordedCounts);
+                        } catch (IOException e) {
+                            throw new CompletionException(e);
+                        }
+                    },
+                    r -> named("weir-partition-counts").newThread(r).start());
             topics.require(Topics.internalRequirements(
                     settings.checkpointTopic(),
                     settings.snapshotTopic(),
@@ -316,6 +330,8 @@ public final class Instance implements AutoCloseable {
         sourceThread = named("weir-source").newThread(source);
         sourceThread.start();
         took.mark("state and clients");
+        awaitPartitionCounts();
+        took.mark("partition counts");
         LOG.info(
                 "{} started as instance {} ({}, {} partitions per input; start-up checks: {})",
                 settings.application(),
@@ -323,6 +339,25 @@ public final class Instance implements AutoCloseable {
                 settings.exactlyOnce() ? "exactly-once" : "at-least-once",
                 partitions,
                 took);
+    }
+
+    /** Throws what the partition-count check of {@link #start()} found wrong; waits for it first. */
+    private void awaitPartitionCounts() throws IOException {
+        try {
+            countsChecked.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while checking the partition counts", e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() instanceof CompletionException c ? c.getCause() : e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new IOException("cannot check the partition counts", cause);
+        }
     }
 
     /** How long each part of {@link #start()} took, for its log line. */
@@ -418,6 +453,12 @@ public final class Instance implements AutoCloseable {
                         producerSlots),
                 assigned,
                 committedCheckpoints);
+        try {
+            awaitPartitionCounts();
+        } catch (Exception e) {
+            execution.stop();
+            throw e;
+        }
         stats.notRunning = null;
         events.restored(tasks, clock.getAsLong() - started, execution.restoreSizes());
         return execution;

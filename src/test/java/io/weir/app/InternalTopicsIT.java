@@ -100,6 +100,11 @@ class InternalTopicsIT {
                 .createPartitions(Map.of(job.orders(), NewPartitions.increaseTo(3)))
                 .all()
                 .get(30, TimeUnit.SECONDS);
+        try (OrderGenerator g = new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), 50, 2)) {
+            g.send(500); // into all three partitions: a start that ran anything would commit some
+        }
+        long committedBefore = job.committedInput();
+        long writtenBefore = job.outputWritten();
 
         Topics.StartupException e = refusedAtStart(config);
 
@@ -108,6 +113,9 @@ class InternalTopicsIT {
                         .contains("topic " + job.orders() + " has 3 partitions, but the job's checkpoints were"
                                 + " taken with 2"),
                 e.getMessage());
+        // The check runs while the tasks restore; none of them ran before it refused.
+        assertEquals(committedBefore, job.committedInput());
+        assertEquals(writtenBefore, job.outputWritten());
     }
 
     @Test
