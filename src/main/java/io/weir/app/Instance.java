@@ -109,6 +109,8 @@ public final class Instance implements AutoCloseable {
     private Admin backgroundAdmin;
 
     private DepartedTransactions departed;
+    /** Runs {@link Standby} rounds when processing.standby asks for warm copies; else null. */
+    private ScheduledExecutorService standbyLoop;
     /** The partition-count check of {@link #start()}; an execution waits for it before it runs. */
     private volatile CompletableFuture<Void> countsChecked;
     /** Set by close(), possibly from a shutdown hook while start() still waits for input topics. */
@@ -284,7 +286,7 @@ public final class Instance implements AutoCloseable {
         housekeeping = Executors.newSingleThreadExecutor(named("weir-housekeeping"));
         Set<String> repartitions = new HashSet<>();
         settings.outputs().stream().filter(OutputTopic::repartition).forEach(o -> repartitions.add(o.name()));
-        if (!repartitions.isEmpty() || settings.exactlyOnce()) {
+        if (!repartitions.isEmpty() || settings.exactlyOnce() || settings.standby() > 0) {
             backgroundAdmin = clients.admin(clientId() + "-background");
         }
         departed = settings.exactlyOnce() ? new DepartedTransactions(clients, settings, backgroundAdmin) : null;
@@ -329,6 +331,15 @@ public final class Instance implements AutoCloseable {
                 Executors.newSingleThreadExecutor(named("weir-restore")));
         sourceThread = named("weir-source").newThread(source);
         sourceThread.start();
+        if (settings.standby() > 0 && backend instanceof RocksDbBackend rocksdb) {
+            long every = Standby.period(settings).toMillis();
+            standbyLoop = Executors.newSingleThreadScheduledExecutor(named("weir-standby"));
+            standbyLoop.scheduleWithFixedDelay(
+                    new Standby(settings, backgroundAdmin, clients, rocksdb, snapshots, events),
+                    every,
+                    every,
+                    TimeUnit.MILLISECONDS);
+        }
         took.mark("state and clients");
         awaitPartitionCounts();
         took.mark("partition counts");
@@ -524,7 +535,8 @@ public final class Instance implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        for (ExecutorService e : new ExecutorService[] {coordinatorLoop, uploads, committer, housekeeping}) {
+        for (ExecutorService e :
+                new ExecutorService[] {standbyLoop, coordinatorLoop, uploads, committer, housekeeping}) {
             if (e != null) {
                 e.shutdownNow();
                 try {

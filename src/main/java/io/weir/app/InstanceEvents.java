@@ -30,6 +30,12 @@ public interface InstanceEvents {
     /** The execution failed and will be replaced by a new one after the restart delay. */
     default void failedOver(Throwable cause) {}
 
+    /**
+     * A standby round brought the warm copies of {@code tasks} up to their latest checkpoints,
+     * keeping and downloading as {@code sizes} says (processing.standby).
+     */
+    default void standbyFollowed(Set<String> tasks, RestoreSizes sizes) {}
+
     default void checkpointTriggered(long checkpointId, long startedAt) {}
 
     default void checkpointSkipped(long checkpointId) {}
@@ -66,6 +72,11 @@ public interface InstanceEvents {
             @Override
             public void restored(List<String> tasks, long millis, RestoreSizes sizes) {
                 copy.forEach(l -> l.restored(tasks, millis, sizes));
+            }
+
+            @Override
+            public void standbyFollowed(Set<String> tasks, RestoreSizes sizes) {
+                copy.forEach(l -> l.standbyFollowed(tasks, sizes));
             }
 
             @Override

@@ -10,7 +10,8 @@ import java.util.List;
  * Everything an instance needs to run a job, resolved from the config file: its stages (the first
  * reads the job's source; each later one reads the repartition topic the one before writes), the
  * topics it writes and how it processes. {@code replicationFactor} is that of the topics it creates,
- * -1 for the broker's default.
+ * -1 for the broker's default. {@code standby} is how many other instances keep a warm copy of each
+ * task's state ({@link Standby}).
  */
 public record InstanceSettings(
         String application,
@@ -26,7 +27,8 @@ public record InstanceSettings(
         RestartStrategy.Settings restart,
         StateSettings state,
         boolean truncateDeadLetters,
-        int replicationFactor) {
+        int replicationFactor,
+        int standby) {
 
     public InstanceSettings {
         stages = List.copyOf(stages);

@@ -56,7 +56,8 @@ public final class Jobs {
                 restart(p.restart()),
                 state(p.state()),
                 config.deadLetter().oversized() == DeadLetterConfig.Oversized.TRUNCATE,
-                config.kafka().replicationFactor());
+                config.kafka().replicationFactor(),
+                p.standby());
     }
 
     /** Makes the operators of {@code process} steps from the plugins folder. */

@@ -57,6 +57,7 @@ final class ConfigShape {
                         "auto-offset-reset",
                         "transaction-timeout",
                         "plugins",
+                        "standby",
                         "checkpoint",
                         "restart",
                         "state"));

@@ -25,6 +25,7 @@ final class ProcessingBinder {
         Duration transactionTimeout = section.duration("transaction-timeout", d.transactionTimeout(), false);
         boolean timeoutValid = !section.errors().grewSince(beforeTimeout);
         Path plugins = path(section, "plugins").orElse(d.plugins());
+        int standby = standby(section, d.standby());
         Optional<CheckpointConfig> checkpoint = checkpoint(section.section("checkpoint"));
         Optional<RestartConfig> restart = restart(section.section("restart"));
         Section stateSection = section.section("state");
@@ -42,6 +43,13 @@ final class ProcessingBinder {
                             + checkpoint.get().maxConcurrent() + "): a checkpoint in flight reuses files of the last"
                             + " completed one, which retention must keep until it ends, was "
                             + state.get().retain());
+        }
+        if (standby > 0 && state.isPresent() && state.get().backend() != StateConfig.Backend.ROCKSDB) {
+            section.error(
+                    section.originOf("standby"),
+                    section.path("standby") + " needs " + stateSection.path("backend") + ": rocksdb (a warm copy is"
+                            + " the task's RocksDB files on this instance's disk; the memory backend keeps none),"
+                            + " was " + state.get().backend().name().toLowerCase(java.util.Locale.ROOT));
         }
         if (guarantee == ProcessingConfig.Guarantee.EXACTLY_ONCE && timeoutValid && checkpoint.isPresent()) {
             Origin at =
@@ -63,7 +71,37 @@ final class ProcessingBinder {
                         checkpoint.orElseThrow(),
                         restart.orElseThrow(),
                         state.orElseThrow(),
-                        plugins));
+                        plugins,
+                        standby));
+    }
+
+    /** Warm copies kept of each task on other instances: a whole number, or true (1) / false (0). */
+    private static int standby(Section section, int fallback) {
+        Optional<YamlNode.Scalar> scalar = section.scalar("standby");
+        if (scalar.isEmpty()) {
+            return fallback;
+        }
+        String text = scalar.get().text().strip();
+        switch (text) {
+            case "true":
+                return 1;
+            case "false":
+                return 0;
+            default:
+                try {
+                    int copies = Integer.parseInt(text);
+                    if (copies >= 0 && copies <= 16) {
+                        return copies;
+                    }
+                } catch (NumberFormatException e) {
+                    // reported below
+                }
+                section.error(
+                        scalar.get().origin(),
+                        section.path("standby") + " must be the number of warm copies of each task (0 to 16),"
+                                + " or true (1) or false (0), was " + text);
+                return fallback;
+        }
     }
 
     private static Optional<CheckpointConfig> checkpoint(Section section) {

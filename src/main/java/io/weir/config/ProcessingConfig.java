@@ -19,7 +19,8 @@ public record ProcessingConfig(
         CheckpointConfig checkpoint,
         RestartConfig restart,
         StateConfig state,
-        Path plugins) {
+        Path plugins,
+        int standby) {
 
     /** The directory of plugin jars unless configured, relative to the working directory. */
     public static final Path DEFAULT_PLUGINS = Path.of("plugins");
@@ -50,13 +51,16 @@ public record ProcessingConfig(
         if (channelCapacity < 1) {
             throw new IllegalArgumentException("channel-capacity must be at least 1, was " + channelCapacity);
         }
+        if (standby < 0) {
+            throw new IllegalArgumentException("standby must be at least 0, was " + standby);
+        }
         if (transactionTimeout.isNegative() || transactionTimeout.isZero()) {
             throw new IllegalArgumentException(
                     "transaction-timeout must be positive, was " + DurationFormat.format(transactionTimeout));
         }
     }
 
-    /** Settings with the default plugin directory. */
+    /** Settings with the default plugin directory and no standby copies. */
     public ProcessingConfig(
             Guarantee guarantee,
             int threads,
@@ -75,7 +79,8 @@ public record ProcessingConfig(
                 checkpoint,
                 restart,
                 state,
-                DEFAULT_PLUGINS);
+                DEFAULT_PLUGINS,
+                0);
     }
 
     /** The defaults used for everything a file leaves out. */
@@ -89,7 +94,8 @@ public record ProcessingConfig(
                 CheckpointConfig.defaults(),
                 RestartConfig.defaults(),
                 StateConfig.defaults(),
-                DEFAULT_PLUGINS);
+                DEFAULT_PLUGINS,
+                0);
     }
 
     /**

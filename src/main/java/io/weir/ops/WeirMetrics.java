@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -64,6 +65,8 @@ public final class WeirMetrics implements InstanceEvents, AutoCloseable {
     private final Timer restore;
     private final Counter restoredLocal;
     private final Counter restoredDownloaded;
+    private final Counter standbyDownloaded;
+    private final AtomicLong standbyTasks = new AtomicLong();
     private final MultiGauge lag;
     private final MultiGauge stateBytes;
     /** RocksDB property → the gauge of its per-task values. */
@@ -137,6 +140,13 @@ public final class WeirMetrics implements InstanceEvents, AutoCloseable {
         restoredDownloaded = Counter.builder("weir.restore.downloaded")
                 .baseUnit("bytes")
                 .description("State bytes restores read from the snapshot store")
+                .register(registry);
+        standbyDownloaded = Counter.builder("weir.standby.downloaded")
+                .baseUnit("bytes")
+                .description("State bytes downloaded to keep the warm copies of other instances' tasks (standby)")
+                .register(registry);
+        Gauge.builder("weir.standby.tasks", standbyTasks, AtomicLong::get)
+                .description("Tasks of other instances this one keeps warm copies of (processing.standby)")
                 .register(registry);
         lag = MultiGauge.builder("weir.consumer.lag")
                 .baseUnit("records")
@@ -250,6 +260,12 @@ public final class WeirMetrics implements InstanceEvents, AutoCloseable {
         restore.record(millis, TimeUnit.MILLISECONDS);
         restoredLocal.increment(sizes.localBytes());
         restoredDownloaded.increment(sizes.downloadedBytes());
+    }
+
+    @Override
+    public void standbyFollowed(Set<String> tasks, RestoreSizes sizes) {
+        standbyTasks.set(tasks.size());
+        standbyDownloaded.increment(sizes.downloadedBytes());
     }
 
     @Override

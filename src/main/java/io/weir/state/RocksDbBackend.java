@@ -3,12 +3,16 @@ package io.weir.state;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Stream;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.CompressionType;
@@ -57,6 +61,12 @@ public final class RocksDbBackend implements StateBackend {
     static final int CACHED_KEYS_PER_TASK = 10_000;
 
     private final Map<String, RocksDbStateStore> open = new ConcurrentHashMap<>();
+    /** Tasks being opened: a standby copy in progress gives way to them. */
+    private final Set<String> opening = ConcurrentHashMap.newKeySet();
+    /** Per task: opening it and following it ({@link #follow}) take turns on its directory. */
+    private final Map<String, Object> locks = new ConcurrentHashMap<>();
+    /** The directory of a task's warm copy under its {@code checkpoints/} (not a checkpoint id). */
+    static final String STANDBY = "standby";
 
     public RocksDbBackend(Path root, RocksDbSettings settings) throws IOException {
         this.root = Files.createDirectories(root);
@@ -96,6 +106,19 @@ public final class RocksDbBackend implements StateBackend {
         if (open.containsKey(task)) {
             throw new IllegalStateException("the state of " + task + " is still open; close it before reopening");
         }
+        // A standby copy of this task (follow) stops at its next file and leaves the directory to us.
+        opening.add(task);
+        try {
+            synchronized (lockOf(task)) {
+                return openLocked(task, generation, from, snapshots);
+            }
+        } finally {
+            opening.remove(task);
+        }
+    }
+
+    private StateStore openLocked(String task, String generation, RestorePoint from, SnapshotStore snapshots)
+            throws IOException {
         Path taskDir = root.resolve(task);
         List<StoredFile> restored = List.of();
         RestoreSizes sizes = RestoreSizes.NONE;
@@ -141,6 +164,83 @@ public final class RocksDbBackend implements StateBackend {
             into.close();
             throw e;
         }
+    }
+
+    /**
+     * Keeps a warm copy of a task this instance does not run: the files of checkpoint {@code at} in
+     * {@code <task>/checkpoints/standby/}, where a later restore of the task finds them (local
+     * recovery matches files by name, size and checksum). Downloads only what the copy lacks (SST
+     * files never change, so a followed task costs what its checkpoints add) and deletes what
+     * {@code at} no longer names. Does nothing while the task is open here; gives way, between two
+     * files, to a restore of the task. Returns the bytes kept and downloaded.
+     */
+    public RestoreSizes follow(RestorePoint at, SnapshotStore snapshots) throws IOException {
+        String task = at.task();
+        if (!task.matches("[A-Za-z0-9._-]+") || !at.handle().backend().equals(NAME)) {
+            return RestoreSizes.NONE;
+        }
+        synchronized (lockOf(task)) {
+            if (open.containsKey(task) || opening.contains(task)) {
+                return RestoreSizes.NONE;
+            }
+            Path dir = Files.createDirectories(standbyDir(task));
+            Set<String> wanted = new HashSet<>();
+            long kept = 0;
+            long downloaded = 0;
+            for (StoredFile f : at.handle().files()) {
+                if (opening.contains(task)) {
+                    return new RestoreSizes(kept, downloaded); // the rest is the restore's to fetch
+                }
+                String name = SharedFiles.localName(f);
+                if (!name.matches("[A-Za-z0-9._-]+")) {
+                    continue;
+                }
+                wanted.add(name);
+                Path file = dir.resolve(name);
+                // An SST file never changes: its name and size say it is there. The few others
+                // (MANIFEST, OPTIONS, CURRENT) are small enough to check whole.
+                if (Files.isRegularFile(file)
+                        && Files.size(file) == f.size()
+                        && (SharedFiles.immutable(name) || Crc32c.of(file) == f.crc32c())) {
+                    kept += f.size();
+                    continue;
+                }
+                Path partial = dir.resolve(name + ".part");
+                snapshots.download(f, partial);
+                Files.move(partial, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                downloaded += f.size();
+            }
+            try (Stream<Path> files = Files.list(dir)) {
+                for (Path p : (Iterable<Path>) files::iterator) {
+                    if (!wanted.contains(p.getFileName().toString())) {
+                        Files.deleteIfExists(p);
+                    }
+                }
+            }
+            return new RestoreSizes(kept, downloaded);
+        }
+    }
+
+    /** Deletes the warm copies of {@code tasks} (not of those open here). */
+    public void unfollow(Set<String> tasks) throws IOException {
+        for (String task : tasks) {
+            if (!task.matches("[A-Za-z0-9._-]+") || !Files.isDirectory(standbyDir(task))) {
+                continue;
+            }
+            synchronized (lockOf(task)) {
+                if (!open.containsKey(task) && !opening.contains(task)) {
+                    LocalFiles.deleteTree(standbyDir(task));
+                }
+            }
+        }
+    }
+
+    private Path standbyDir(String task) {
+        return root.resolve(task).resolve("checkpoints").resolve(STANDBY);
+    }
+
+    private Object lockOf(String task) {
+        return locks.computeIfAbsent(task, t -> new Object());
     }
 
     /** How many task stores are open; for tests of the life cycle. */

@@ -225,7 +225,9 @@ class DefaultsTest {
                                 StateConfig.SnapshotStore.FILESYSTEM,
                                 Optional.of(Path.of("/snapshots")),
                                 1,
-                                new RocksDbConfig(1L << 30, 1L << 20))),
+                                new RocksDbConfig(1L << 30, 1L << 20)),
+                        ProcessingConfig.DEFAULT_PLUGINS,
+                        0),
                 p);
         assertEquals("errors", config.deadLetter().topic());
         assertFalse(config.http().enabled());

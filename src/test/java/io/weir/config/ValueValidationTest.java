@@ -236,6 +236,40 @@ class ValueValidationTest {
     }
 
     @Test
+    void standbyIsANumberOfCopiesOrTrueOrFalse() {
+        assertEquals(
+                0, Configs.load(withPipeline("application: app\n")).processing().standby());
+        assertEquals(
+                1,
+                Configs.load(withPipeline("application: app\nprocessing: { standby: true }\n"))
+                        .processing()
+                        .standby());
+        assertEquals(
+                0,
+                Configs.load(withPipeline("application: app\nprocessing: { standby: false }\n"))
+                        .processing()
+                        .standby());
+        assertEquals(
+                2,
+                Configs.load(withPipeline("application: app\nprocessing: { standby: 2 }\n"))
+                        .processing()
+                        .standby());
+        assertEquals(
+                "config/job.yaml:2:24: processing.standby must be the number of warm copies of each task (0 to 16), or"
+                        + " true (1) or false (0), was yes",
+                Configs.error(withPipeline("application: app\nprocessing: { standby: yes }\n")));
+    }
+
+    @Test
+    void standbyNeedsTheRocksDbBackend() {
+        assertEquals(
+                "config/job.yaml:2:24: processing.standby needs processing.state.backend: rocksdb (a warm copy is the"
+                        + " task's RocksDB files on this instance's disk; the memory backend keeps none), was memory",
+                Configs.error(
+                        withPipeline("application: app\nprocessing: { standby: 1, state: { backend: memory } }\n")));
+    }
+
+    @Test
     void theTransactionTimeoutDoesNotMatterAtLeastOnce() {
         Configs.load(
                 withPipeline(

@@ -183,7 +183,8 @@ class InjectedFailuresIT {
                 s.restart(),
                 s.state(),
                 s.truncateDeadLetters(),
-                s.replicationFactor());
+                s.replicationFactor(),
+                s.standby());
     }
 
     /** A fault that fires on the {@code at}-th call counted over the whole instance, and never again. */

@@ -9,6 +9,8 @@ import io.weir.fixtures.TotalsJob;
 import io.weir.fixtures.WeirProcess;
 import io.weir.tools.OrderGenerator;
 import io.weir.tools.RunningTotalsVerifier;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -70,7 +72,9 @@ class ManyInstancesIT {
             a.kill();
             a.start();
         });
+        run.joined(a);
         run.at(0.4, "m-4 joins", () -> run.instance("m-4").start());
+        run.joined(processes.get(3));
         run.at(0.6, "m-2 leaves (SIGTERM)", b::stop);
 
         run.finish(List.of(a, c, processes.get(3)));
@@ -103,6 +107,7 @@ class ManyInstancesIT {
             run.instance("s-2").start();
             run.instance("s-3").start();
         });
+        run.joined(processes.get(1), processes.get(2));
         run.at(0.55, "scale to 1: s-2 and s-3 leave (SIGTERM)", () -> {
             processes.get(1).stop();
             processes.get(2).stop();
@@ -184,6 +189,23 @@ class ManyInstancesIT {
             System.out.println(job.application() + ": " + name);
             event.run();
             events.put(name, System.currentTimeMillis());
+        }
+
+        /**
+         * Waits until each of {@code started} runs partitions of its own (its log says so): the next
+         * event must not come before a joining JVM has joined, which on a busy machine takes seconds.
+         */
+        void joined(WeirProcess... started) {
+            for (WeirProcess p : started) {
+                await(job.application() + ": " + p.log().getFileName() + " runs partitions")
+                        .atMost(Duration.ofMinutes(2))
+                        .pollInterval(Duration.ofMillis(100))
+                        .until(() -> {
+                            p.assertAlive();
+                            return Files.readString(p.log(), StandardCharsets.UTF_8)
+                                    .contains(" partitions from {");
+                        });
+            }
         }
 
         /** Waits until the input is produced and committed, stops the instances, verifies, prints the gaps. */

@@ -73,6 +73,55 @@ class RocksDbStateStoreTest extends StateStoreContract {
     }
 
     @Test
+    void aStandbyCopyMakesATakeoverRestoreFromLocalFilesAndFollowsOnlyWhatCheckpointsAdd() throws IOException {
+        for (int i = 0; i < 20_000; i++) {
+            store.put(("key-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
+        }
+        RestorePoint first = checkpoint(1);
+        long firstTotal = sizeOf(first);
+        try (RocksDbBackend follower = (RocksDbBackend) newBackend(dir.resolve("other-pod"))) {
+            assertEquals(
+                    new RestoreSizes(0, firstTotal), follower.follow(first, snapshots), "a first copy downloads all");
+            assertEquals(new RestoreSizes(firstTotal, 0), follower.follow(first, snapshots), "then nothing");
+
+            for (int i = 0; i < 2_000; i++) {
+                store.put(("more-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
+            }
+            RestorePoint second = checkpoint(2);
+            RestoreSizes followed = follower.follow(second, snapshots);
+            assertEquals(sizeOf(second), followed.localBytes() + followed.downloadedBytes(), followed.toString());
+            assertTrue(followed.localBytes() > 0, "the first checkpoint's SST files are kept: " + followed);
+            assertTrue(followed.downloadedBytes() < sizeOf(second) / 2, "only what it added: " + followed);
+
+            // The takeover: the task opens from its latest checkpoint without downloading a byte.
+            try (StateStore taken = follower.open(TASK, "g7", second, snapshots)) {
+                assertEquals(new RestoreSizes(sizeOf(second), 0), taken.restoreSizes());
+                assertEquals(everything(store), everything(taken));
+                assertEquals(RestoreSizes.NONE, follower.follow(second, snapshots), "an open task is not followed");
+            }
+        }
+    }
+
+    @Test
+    void anUnfollowedTaskLosesItsCopyAndItsRestoreDownloadsAgain() throws IOException {
+        for (int i = 0; i < 1_000; i++) {
+            store.put(("key-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
+        }
+        RestorePoint point = checkpoint(1);
+        try (RocksDbBackend follower = (RocksDbBackend) newBackend(dir.resolve("other-pod"))) {
+            follower.follow(point, snapshots);
+            follower.unfollow(java.util.Set.of(TASK));
+            try (StateStore taken = follower.open(TASK, "g7", point, snapshots)) {
+                assertEquals(new RestoreSizes(0, sizeOf(point)), taken.restoreSizes());
+            }
+        }
+    }
+
+    private static long sizeOf(RestorePoint point) {
+        return point.handle().files().stream().mapToLong(StoredFile::size).sum();
+    }
+
+    @Test
     void theSharedBlockCacheCountsItsHitsAndMisses() throws IOException {
         try (RocksDbBackend rocks = (RocksDbBackend) newBackend(dir.resolve("cache"));
                 StateStore s = rocks.open(TASK, "g1", null, snapshots)) {

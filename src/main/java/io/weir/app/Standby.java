@@ -1,0 +1,158 @@
+package io.weir.app;
+
+import io.weir.checkpoint.TaskCheckpoint;
+import io.weir.dataflow.Stage;
+import io.weir.kafka.CheckpointReader;
+import io.weir.kafka.KafkaClients;
+import io.weir.state.RestorePoint;
+import io.weir.state.RestoreSizes;
+import io.weir.state.RocksDbBackend;
+import io.weir.state.SnapshotStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code processing.standby}: this instance keeps warm copies of tasks other instances run, so
+ * that taking one over (its owner was lost, left or the group rebalanced) restores from local files
+ * instead of downloading the task's whole state. Each round it reads who runs which task from the
+ * group (the members' assignments), picks the tasks it follows, reads their latest completed
+ * checkpoints and brings the local copies up to them ({@link RocksDbBackend#follow}: only the files
+ * a checkpoint added are downloaded).
+ *
+ * <p>Who follows what: the members, sorted by instance id, form a ring; the tasks of a member are
+ * followed by the next {@code standby} members after it. Every task thus has that many copies
+ * (fewer when the group is smaller) and each member follows about as much as it runs.
+ *
+ * <p>Threading: rounds run one at a time on their own thread; a restore of a task gives way to them
+ * between two files (see {@link RocksDbBackend}).
+ */
+final class Standby implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(Standby.class);
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    private final InstanceSettings settings;
+    private final Admin admin;
+    private final CheckpointReader checkpoints;
+    private final RocksDbBackend backend;
+    private final SnapshotStore snapshots;
+    private final InstanceEvents events;
+    private Set<String> following = Set.of();
+
+    Standby(
+            InstanceSettings settings,
+            Admin admin,
+            KafkaClients clients,
+            RocksDbBackend backend,
+            SnapshotStore snapshots,
+            InstanceEvents events) {
+        this.settings = settings;
+        this.admin = admin;
+        this.checkpoints = new CheckpointReader(clients, settings.checkpointTopic());
+        this.backend = backend;
+        this.snapshots = snapshots;
+        this.events = events;
+    }
+
+    /** How often a round runs: each checkpoint interval, at most every 5 s. */
+    static Duration period(InstanceSettings settings) {
+        Duration interval = settings.checkpoint().interval();
+        Duration floor = Duration.ofSeconds(5);
+        return interval.compareTo(floor) > 0 ? interval : floor;
+    }
+
+    @Override
+    public void run() {
+        try {
+            round();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            // The copies are an optimisation: a failed round leaves them as they were.
+            LOG.warn("standby: could not refresh the warm copies (next round tries again): {}", e.toString());
+        }
+    }
+
+    /** One round: who runs what, which of those this instance follows, copies brought up to date. */
+    void round() throws Exception {
+        Map<String, String> owners = owners();
+        Set<String> tasks = followed(owners, settings.instanceId(), settings.standby());
+        // Only a task another member now runs and this one does not follow loses its copy: a task
+        // without an owner (its instance was lost, the group is rebalancing) may come here next.
+        Set<String> dropped = new TreeSet<>(owners.keySet());
+        dropped.removeAll(tasks);
+        backend.unfollow(dropped);
+        if (!tasks.equals(following)) {
+            LOG.info("standby: following {}", tasks.isEmpty() ? "no task" : String.join(", ", tasks));
+            following = tasks;
+        }
+        RestoreSizes total = RestoreSizes.NONE;
+        if (!tasks.isEmpty()) {
+            Map<String, TaskCheckpoint> latest = checkpoints.latest(tasks, TIMEOUT);
+            for (String task : tasks) {
+                TaskCheckpoint c = latest.get(task);
+                if (c != null) {
+                    total = total.plus(backend.follow(new RestorePoint(task, c.checkpointId(), c.state()), snapshots));
+                }
+            }
+        }
+        events.standbyFollowed(tasks, total);
+        LOG.debug(
+                "standby: {} tasks up to date, {} bytes kept, {} downloaded",
+                tasks.size(),
+                total.localBytes(),
+                total.downloadedBytes());
+    }
+
+    /** The running tasks by name, each with the instance id of the member running it. */
+    private Map<String, String> owners() throws Exception {
+        ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(settings.application()))
+                .describedGroups()
+                .get(settings.application())
+                .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        Map<String, String> owners = new TreeMap<>();
+        for (MemberDescription m : group.members()) {
+            String id = m.groupInstanceId().orElse(m.consumerId());
+            for (TopicPartition tp : m.assignment().topicPartitions()) {
+                Stage stage = settings.stageReading(tp.topic());
+                if (stage != null) {
+                    owners.put(stage.taskName(tp.partition()), id);
+                }
+            }
+        }
+        return owners;
+    }
+
+    /**
+     * The tasks {@code me} follows: those whose owner is one of the {@code copies} members before
+     * {@code me} in the ring of members (sorted by instance id), never its own.
+     */
+    static Set<String> followed(Map<String, String> ownerByTask, String me, int copies) {
+        List<String> members = new ArrayList<>(new TreeSet<>(ownerByTask.values()));
+        if (!members.contains(me)) {
+            members.add(me);
+            members.sort(null);
+        }
+        int n = members.size();
+        int mine = members.indexOf(me);
+        Set<String> followed = new TreeSet<>();
+        ownerByTask.forEach((task, owner) -> {
+            int distance = Math.floorMod(mine - members.indexOf(owner), n);
+            if (distance >= 1 && distance <= copies) {
+                followed.add(task);
+            }
+        });
+        return followed;
+    }
+}
