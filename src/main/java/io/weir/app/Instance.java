@@ -293,8 +293,15 @@ public final class Instance implements AutoCloseable {
         producerSlots = new ProducerSlots(Execution.poolSize(settings));
         purge = new RepartitionPurge(repartitions, backgroundAdmin, housekeeping, clock, 30_000);
         RestartStrategy restart = new RestartStrategy(settings.restart(), ThreadLocalRandom.current()::nextDouble);
+        Standby standby = settings.standby() > 0 && backend instanceof RocksDbBackend rocksdb
+                ? new Standby(settings, backgroundAdmin, clients, rocksdb, snapshots, events)
+                : null;
         var consumer = clients.sourceConsumer(
-                settings.application(), settings.instanceId(), clientId(), settings.resetToEarliest());
+                settings.application(),
+                settings.instanceId(),
+                clientId(),
+                settings.resetToEarliest(),
+                standby == null ? java.util.Set::of : standby.warmPartitions());
         events.sourceConsumer(consumer);
         stats.notRunning = "waiting for a partition assignment";
         source = new SourceLoop(
@@ -331,14 +338,10 @@ public final class Instance implements AutoCloseable {
                 Executors.newSingleThreadExecutor(named("weir-restore")));
         sourceThread = named("weir-source").newThread(source);
         sourceThread.start();
-        if (settings.standby() > 0 && backend instanceof RocksDbBackend rocksdb) {
+        if (standby != null) {
             long every = Standby.period(settings).toMillis();
             standbyLoop = Executors.newSingleThreadScheduledExecutor(named("weir-standby"));
-            standbyLoop.scheduleWithFixedDelay(
-                    new Standby(settings, backgroundAdmin, clients, rocksdb, snapshots, events),
-                    every,
-                    every,
-                    TimeUnit.MILLISECONDS);
+            standbyLoop.scheduleWithFixedDelay(standby, every, every, TimeUnit.MILLISECONDS);
         }
         took.mark("state and clients");
         awaitPartitionCounts();

@@ -10,12 +10,16 @@ import io.weir.state.RocksDbBackend;
 import io.weir.state.SnapshotStore;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
@@ -29,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * instead of downloading the task's whole state. Each round it reads who runs which task from the
  * group (the members' assignments), picks the tasks it follows, reads their latest completed
  * checkpoints and brings the local copies up to them ({@link RocksDbBackend#follow}: only the files
- * a checkpoint added are downloaded).
+ * a checkpoint added are downloaded). The tasks it holds copies of are announced to the group's
+ * assignor ({@link #warmPartitions}), which gives a task that must move to a member holding its copy.
  *
  * <p>Who follows what: the members, sorted by instance id, form a ring; the tasks of a member are
  * followed by the next {@code standby} members after it. Every task thus has that many copies
@@ -49,6 +54,10 @@ final class Standby implements Runnable {
     private final SnapshotStore snapshots;
     private final InstanceEvents events;
     private Set<String> following = Set.of();
+    /** The partitions of the tasks with an up-to-date copy, announced to the group's assignor. */
+    private final AtomicReference<Set<TopicPartition>> warm = new AtomicReference<>(Set.of());
+    /** From the last round's group description: the input partitions of each running task. */
+    private final Map<String, List<TopicPartition>> partitionsOf = new HashMap<>();
 
     Standby(
             InstanceSettings settings,
@@ -70,6 +79,14 @@ final class Standby implements Runnable {
         Duration interval = settings.checkpoint().interval();
         Duration floor = Duration.ofSeconds(5);
         return interval.compareTo(floor) > 0 ? interval : floor;
+    }
+
+    /**
+     * The partitions whose tasks this instance keeps warm copies of: the source consumer's
+     * assignor announces them, so a task that must move goes to a member holding its copy.
+     */
+    Supplier<Set<TopicPartition>> warmPartitions() {
+        return warm::get;
     }
 
     @Override
@@ -98,15 +115,18 @@ final class Standby implements Runnable {
             following = tasks;
         }
         RestoreSizes total = RestoreSizes.NONE;
+        Set<TopicPartition> copied = new HashSet<>();
         if (!tasks.isEmpty()) {
             Map<String, TaskCheckpoint> latest = checkpoints.latest(tasks, TIMEOUT);
             for (String task : tasks) {
                 TaskCheckpoint c = latest.get(task);
                 if (c != null) {
                     total = total.plus(backend.follow(new RestorePoint(task, c.checkpointId(), c.state()), snapshots));
+                    copied.addAll(partitionsOf.getOrDefault(task, List.of()));
                 }
             }
         }
+        warm.set(Set.copyOf(copied));
         events.standbyFollowed(tasks, total);
         LOG.debug(
                 "standby: {} tasks up to date, {} bytes kept, {} downloaded",
@@ -122,12 +142,15 @@ final class Standby implements Runnable {
                 .get(settings.application())
                 .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
         Map<String, String> owners = new TreeMap<>();
+        partitionsOf.clear();
         for (MemberDescription m : group.members()) {
             String id = m.groupInstanceId().orElse(m.consumerId());
             for (TopicPartition tp : m.assignment().topicPartitions()) {
                 Stage stage = settings.stageReading(tp.topic());
                 if (stage != null) {
-                    owners.put(stage.taskName(tp.partition()), id);
+                    String task = stage.taskName(tp.partition());
+                    owners.put(task, id);
+                    partitionsOf.computeIfAbsent(task, t -> new ArrayList<>()).add(tp);
                 }
             }
         }

@@ -1,5 +1,7 @@
 package io.weir.kafka;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -8,8 +10,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.common.Cluster;
+import org.apache.kafka.common.Configurable;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -23,10 +28,20 @@ import org.apache.kafka.common.TopicPartition;
  * from one live member to another is first only taken away (the owner revokes it and the group
  * rebalances again at once) and given to its new owner in the next round; the members' other
  * tasks keep running throughout. A unit claimed by two members (a zombie that missed a generation)
- * belongs to the claim of the higher generation.
+ * belongs to the claim of the higher generation. <b>Warm</b>: a unit that must move goes, among the
+ * members with room for it, to one that keeps a standby copy of its task (processing.standby), which
+ * each member announces in its subscription ({@link #WARM_PARTITIONS}).
  */
-public final class CoPartitionedAssignor implements ConsumerPartitionAssignor {
+public final class CoPartitionedAssignor implements ConsumerPartitionAssignor, Configurable {
     public static final String NAME = "weir-copartitioned";
+
+    /**
+     * Consumer config key (not a Kafka setting): a {@code Supplier<Set<TopicPartition>>} of the
+     * partitions whose tasks this member keeps warm copies of.
+     */
+    public static final String WARM_PARTITIONS = "weir.warm.partitions";
+
+    private Supplier<Set<TopicPartition>> warm = Set::of;
 
     /** A unit: partition {@code index} of every subscribed topic with {@code count} partitions. */
     record Unit(int count, int index) implements Comparable<Unit> {
@@ -37,6 +52,53 @@ public final class CoPartitionedAssignor implements ConsumerPartitionAssignor {
         public int compareTo(Unit o) {
             return ORDER.compare(this, o);
         }
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void configure(Map<String, ?> configs) {
+        if (configs.get(WARM_PARTITIONS) instanceof Supplier<?> supplier) {
+            warm = (Supplier<Set<TopicPartition>>) supplier;
+        }
+    }
+
+    @Override
+    public ByteBuffer subscriptionUserData(Set<String> topics) {
+        Set<TopicPartition> partitions = warm.get();
+        if (partitions.isEmpty()) {
+            return null;
+        }
+        // One "topic partition" per line (a topic name has no space or newline).
+        Set<TopicPartition> sorted =
+                new TreeSet<>(Comparator.comparing(TopicPartition::topic).thenComparingInt(TopicPartition::partition));
+        sorted.addAll(partitions);
+        StringBuilder text = new StringBuilder();
+        for (TopicPartition tp : sorted) {
+            text.append(tp.topic()).append(' ').append(tp.partition()).append('\n');
+        }
+        return ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The partitions a subscription's user data names as warm ({@link #subscriptionUserData}). */
+    static Set<TopicPartition> warm(ByteBuffer userData) {
+        if (userData == null || !userData.hasRemaining()) {
+            return Set.of();
+        }
+        ByteBuffer copy = userData.duplicate();
+        byte[] bytes = new byte[copy.remaining()];
+        copy.get(bytes);
+        Set<TopicPartition> warm = new HashSet<>();
+        for (String line : new String(bytes, StandardCharsets.UTF_8).split("\n")) {
+            int space = line.lastIndexOf(' ');
+            if (space > 0) {
+                try {
+                    warm.add(new TopicPartition(line.substring(0, space), Integer.parseInt(line.substring(space + 1))));
+                } catch (NumberFormatException e) {
+                    // another version's data: no preference from it
+                }
+            }
+        }
+        return warm;
     }
 
     @Override
@@ -68,7 +130,20 @@ public final class CoPartitionedAssignor implements ConsumerPartitionAssignor {
     }
 
     /** What the assignor needs of a member's subscription. */
-    record Member(String id, Set<String> topics, List<TopicPartition> owned, int generation) {}
+    record Member(String id, Set<String> topics, List<TopicPartition> owned, int generation, Set<TopicPartition> warm) {
+        Member(String id, Set<String> topics, List<TopicPartition> owned, int generation) {
+            this(id, topics, owned, generation, Set.of());
+        }
+
+        boolean warm(Unit u, List<String> topics) {
+            for (String topic : topics) {
+                if (warm.contains(new TopicPartition(topic, u.index()))) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
 
     static Map<String, Member> members(Map<String, Subscription> subscriptions) {
         Map<String, Member> members = new TreeMap<>();
@@ -79,7 +154,8 @@ public final class CoPartitionedAssignor implements ConsumerPartitionAssignor {
                         s.groupInstanceId().orElse(id),
                         Set.copyOf(s.topics()),
                         s.ownedPartitions(),
-                        s.generationId().orElse(-1))));
+                        s.generationId().orElse(-1),
+                        warm(s.userData()))));
         return members;
     }
 
@@ -147,18 +223,26 @@ public final class CoPartitionedAssignor implements ConsumerPartitionAssignor {
                 extra--;
             }
         }
-        // 2. The rest goes to the members below their quota, fewest first.
+        // 2. The rest goes to the members below their quota: one with a warm copy of the unit's
+        //    task first, then the one with fewest.
         for (Unit u : topicsOf.keySet()) {
             if (kept.contains(u)) {
                 continue;
             }
             String to = null;
+            boolean toWarm = false;
             for (String id : order) {
                 int quota = base + (extra > 0 ? 1 : 0);
-                if (target.get(id).size() < quota
-                        && eligible(members.get(id), topicsOf.get(u))
-                        && (to == null || target.get(id).size() < target.get(to).size())) {
+                if (target.get(id).size() >= quota || !eligible(members.get(id), topicsOf.get(u))) {
+                    continue;
+                }
+                boolean warm = members.get(id).warm(u, topicsOf.get(u));
+                if (to == null
+                        || (warm && !toWarm)
+                        || (warm == toWarm
+                                && target.get(id).size() < target.get(to).size())) {
                     to = id;
+                    toWarm = warm;
                 }
             }
             if (to == null) {

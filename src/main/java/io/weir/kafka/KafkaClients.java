@@ -4,12 +4,15 @@ import io.weir.logging.Secrets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -63,7 +66,11 @@ public final class KafkaClients {
 
     /** The source consumer: a group member with static membership, reading committed data only. */
     public KafkaConsumer<byte[], byte[]> sourceConsumer(
-            String groupId, String instanceId, String clientId, boolean resetToEarliest) {
+            String groupId,
+            String instanceId,
+            String clientId,
+            boolean resetToEarliest,
+            Supplier<Set<TopicPartition>> warmPartitions) {
         Map<String, Object> p = base(consumer);
         p.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
         p.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "30000");
@@ -80,6 +87,7 @@ public final class KafkaClients {
         // Partition p of every input topic goes to the same member (co-partitioning), sticky and
         // cooperative: a rebalance moves only what it must and stops nothing else.
         p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CoPartitionedAssignor.class.getName());
+        p.put(CoPartitionedAssignor.WARM_PARTITIONS, warmPartitions);
         return created(
                 "consumer", () -> new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer()));
     }

@@ -11,6 +11,7 @@ import io.weir.state.RestoreSizes;
 import io.weir.tools.OrderGenerator;
 import io.weir.tools.RunningTotalsVerifier;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -19,71 +20,107 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * processing.standby on the real broker: two instances each run one of two tasks and, with
- * standby, keep a warm copy of the other's. When one leaves, the other takes its task over; what
- * that restore downloaded shows whether the copy was used.
+ * processing.standby on the real broker: instances i1..in each run one of n tasks and, with
+ * standby, keep a warm copy of the task of the instance before them (i1 follows in, i2 follows
+ * i1, …). When i2 leaves, its task moves; which instance restores it, and what that restore
+ * downloaded, show whether the copy was used.
  */
 class StandbyIT {
 
     @Test
     void aTakeoverOfAFollowedTaskRestoresFromTheWarmCopyWithoutDownloading() throws Exception {
-        RestoreSizes takeover = takeover("standby", 1);
-        assertTrue(takeover.localBytes() > 0, takeover.toString());
-        assertEquals(0, takeover.downloadedBytes(), takeover.toString());
+        Takeover t = takeover("standby", 2, 1);
+        assertEquals("i1", t.by(), "i1 follows i2 in a ring of two");
+        assertTrue(t.sizes().localBytes() > 0, t.toString());
+        assertEquals(0, t.sizes().downloadedBytes(), t.toString());
+    }
+
+    @Test
+    void aLeaversTaskGoesToTheInstanceHoldingItsCopy() throws Exception {
+        // Without the copy the assignor would hand it to i1, the first of the two with room.
+        Takeover t = takeover("standby-three", 3, 1);
+        assertEquals("i3", t.by(), t.toString());
+        assertEquals(0, t.sizes().downloadedBytes(), t.toString());
     }
 
     @Test
     void withoutStandbyTheSameTakeoverDownloadsMostOfTheTasksState() throws Exception {
-        RestoreSizes takeover = takeover("no-standby", 0);
+        Takeover t = takeover("no-standby", 2, 0);
         // Local: at most what i1 kept from running the task for a moment at the start (its OPTIONS file).
-        assertTrue(takeover.downloadedBytes() > takeover.localBytes(), takeover.toString());
+        assertTrue(t.sizes().downloadedBytes() > t.sizes().localBytes(), t.toString());
     }
 
-    /** Runs i1 and i2 until caught up (and, with standby, a copy round after that); i2 leaves. */
-    private static RestoreSizes takeover(String name, int standby) throws Exception {
-        TotalsJob job = TotalsJob.create(name, 2);
-        try (OrderGenerator g = new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), 2_000, 11)) {
-            g.send(6_000);
+    /** Which instance restored the leaver's task, and from where. */
+    private record Takeover(String by, RestoreSizes sizes) {}
+
+    /**
+     * Runs i1..in until each runs one task and the input is committed (and, with standby, two more
+     * copy rounds everywhere); then i2 stops as on SIGTERM and another instance takes its task.
+     */
+    private static Takeover takeover(String name, int n, int standby) throws Exception {
+        TotalsJob job = TotalsJob.create(name, n);
+        try (OrderGenerator g = new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), 3_000, 11)) {
+            g.send(9_000);
         }
-        Recorder events = new Recorder();
-        Instance i2 = null;
+        List<Instance> instances = new ArrayList<>();
+        List<Recorder> events = new ArrayList<>();
         boolean i2Stopped = false;
-        try (Instance i1 = instance(job, "i1", standby, events)) {
-            i2 = instance(job, "i2", standby, new Recorder());
-            Instance second = i2;
+        try {
+            for (int i = 1; i <= n; i++) {
+                Recorder r = new Recorder();
+                events.add(r);
+                instances.add(instance(job, "i" + i, standby, r));
+            }
             await("each instance runs one task and the input is committed")
                     .atMost(KafkaFixture.TIMEOUT)
                     .pollInterval(Duration.ofMillis(100))
-                    .until(() -> i1.lag().size() == 1 && second.lag().size() == 1 && job.caughtUp());
-            String taken = "" + i2.lag().keySet().iterator().next().partition();
+                    .until(() -> instances.stream().allMatch(i -> i.lag().size() == 1) && job.caughtUp());
+            Instance leaver = instances.get(1);
+            String taken = "" + leaver.lag().keySet().iterator().next().partition();
             if (standby > 0) {
-                // A whole round after the last input: the copy holds i2's latest checkpoint.
-                int rounds = events.standbyRounds.get();
-                await("i1 follows i2's task through two more rounds")
+                // Whole rounds after the last input: every copy holds its task's latest checkpoint.
+                List<Integer> rounds =
+                        events.stream().map(r -> r.standbyRounds.get()).toList();
+                await("every instance follows one task through two more rounds")
                         .atMost(KafkaFixture.TIMEOUT)
                         .pollInterval(Duration.ofMillis(100))
-                        .until(() -> events.standbyRounds.get() >= rounds + 2
-                                && events.followed.size() == 1
-                                && events.followed.iterator().next().endsWith("-" + taken));
+                        .until(() -> {
+                            for (int i = 0; i < n; i++) {
+                                Recorder r = events.get(i);
+                                if (r.standbyRounds.get() < rounds.get(i) + 2 || r.followed.size() != 1) {
+                                    return false;
+                                }
+                            }
+                            return true;
+                        });
             }
-            events.restored.clear();
-            i2.stopGracefully(Duration.ofSeconds(20)); // as on SIGTERM: leaves the group, i1 takes its task
+            events.forEach(r -> r.restored.clear());
+            leaver.stopGracefully(Duration.ofSeconds(20)); // as on SIGTERM: leaves the group at once
             i2Stopped = true;
-            await("i1 restored i2's task")
+            await("another instance restored i2's task and every task runs")
                     .atMost(KafkaFixture.TIMEOUT)
                     .pollInterval(Duration.ofMillis(100))
-                    .until(() -> events.restoredTask(taken) != null);
-            await("i1 runs both tasks")
-                    .atMost(KafkaFixture.TIMEOUT)
-                    .pollInterval(Duration.ofMillis(100))
-                    .until(() -> i1.lag().size() == 2);
+                    .until(() -> events.stream().anyMatch(r -> r.restored.containsKey(taken))
+                            && instances.stream()
+                                            .filter(i -> i != leaver)
+                                            .mapToInt(i -> i.lag().size())
+                                            .sum()
+                                    == n);
             RunningTotalsVerifier.Result result = job.verify(true);
             assertTrue(result.ok(), result.toString());
-            assertEquals(6_000, result.outputs(), result.toString());
-            return events.restoredTask(taken);
+            assertEquals(9_000, result.outputs(), result.toString());
+            for (int i = 0; i < n; i++) {
+                RestoreSizes sizes = events.get(i).restored.get(taken);
+                if (sizes != null) {
+                    return new Takeover("i" + (i + 1), sizes);
+                }
+            }
+            throw new AssertionError("no restore of the task of partition " + taken);
         } finally {
-            if (i2 != null && !i2Stopped) {
-                i2.close();
+            for (int i = instances.size() - 1; i >= 0; i--) {
+                if (i != 1 || !i2Stopped) {
+                    instances.get(i).close();
+                }
             }
         }
     }
@@ -97,7 +134,7 @@ class StandbyIT {
         return instance;
     }
 
-    /** What i1 restored (by partition of the task) and followed. */
+    /** What one instance restored (by partition of a task restored alone) and followed. */
     private static final class Recorder implements InstanceEvents {
         final Map<String, RestoreSizes> restored = new ConcurrentHashMap<>();
         final AtomicInteger standbyRounds = new AtomicInteger();
@@ -115,11 +152,6 @@ class StandbyIT {
         public void standbyFollowed(Set<String> tasks, RestoreSizes sizes) {
             followed = Set.copyOf(tasks);
             standbyRounds.incrementAndGet();
-        }
-
-        /** The sizes of the last restore of the task of {@code partition} alone, or null. */
-        RestoreSizes restoredTask(String partition) {
-            return restored.get(partition);
         }
     }
 }

@@ -168,4 +168,44 @@ class CoPartitionedAssignorProperties {
                 result.get("zombie").stream().noneMatch(tp -> tp.partition() == 0),
                 "the zombie gets nothing of unit 0: " + result);
     }
+
+    @Test
+    void aUnitLeftByALeaverGoesToAMemberHoldingAWarmCopyOfIt() {
+        counts = Map.of("orders", 6);
+        List<TopicPartition> ofA = List.of(new TopicPartition("orders", 0), new TopicPartition("orders", 1));
+        List<TopicPartition> ofB = List.of(new TopicPartition("orders", 2), new TopicPartition("orders", 3));
+        // c (units 4 and 5) left; a holds a copy of unit 4, b of unit 5: crosswise to the order in
+        // which units are otherwise handed out (fewest first, then by id).
+        for (boolean warm : List.of(false, true)) {
+            Map<String, Member> members = new TreeMap<>();
+            members.put(
+                    "a",
+                    new Member(
+                            "a", counts.keySet(), ofA, 3, warm ? Set.of(new TopicPartition("orders", 5)) : Set.of()));
+            members.put(
+                    "b",
+                    new Member(
+                            "b", counts.keySet(), ofB, 3, warm ? Set.of(new TopicPartition("orders", 4)) : Set.of()));
+            Map<String, List<TopicPartition>> result = CoPartitionedAssignor.assign(counts, members);
+            assertEquals(3, result.get("a").size(), result.toString());
+            assertEquals(3, result.get("b").size(), result.toString());
+            if (warm) {
+                assertTrue(result.get("a").contains(new TopicPartition("orders", 5)), result.toString());
+                assertTrue(result.get("b").contains(new TopicPartition("orders", 4)), result.toString());
+            } else {
+                // Without copies the plain order decides, which the warm case had to overrule.
+                assertTrue(result.get("a").contains(new TopicPartition("orders", 4)), result.toString());
+            }
+        }
+    }
+
+    @Test
+    void theWarmPartitionsRoundTripThroughTheSubscriptionsUserData() {
+        CoPartitionedAssignor assignor = new CoPartitionedAssignor();
+        Set<TopicPartition> warm = Set.of(new TopicPartition("orders", 3), new TopicPartition("a.b-c_d", 11));
+        java.util.function.Supplier<Set<TopicPartition>> supplier = () -> warm;
+        assignor.configure(Map.of(CoPartitionedAssignor.WARM_PARTITIONS, supplier));
+        assertEquals(warm, CoPartitionedAssignor.warm(assignor.subscriptionUserData(Set.of("orders"))));
+        assertEquals(Set.of(), CoPartitionedAssignor.warm(new CoPartitionedAssignor().subscriptionUserData(Set.of())));
+    }
 }
