@@ -75,7 +75,17 @@ final class Execution implements SourceLoop.Execution {
             Seams seams,
             InstanceEvents events,
             DepartedTransactions departed,
-            ProducerSlots producerSlots) {}
+            ProducerSlots producerSlots,
+            StartGate startGate) {}
+
+    /**
+     * What an execution waits for once its state is restored and before its workers start (the
+     * instance's start-up checks still running beside the restore); throws to fail the start.
+     */
+    @FunctionalInterface
+    interface StartGate {
+        void await() throws IOException;
+    }
 
     /**
      * Per assigned partition, the checkpoint id its committed offset names (absent: none). Reading
@@ -263,6 +273,9 @@ final class Execution implements SourceLoop.Execution {
                     env,
                     firstEpoch));
         }
+        // Nothing runs before the instance's checks passed: a worker fires timers and moves
+        // watermarks even without input.
+        ctx.startGate().await();
         int threads = Math.max(1, Math.min(s.threads(), tasks.size()));
         List<List<Task>> perWorker = new ArrayList<>();
         for (int i = 0; i < threads; i++) {

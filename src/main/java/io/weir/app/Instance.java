@@ -110,7 +110,7 @@ public final class Instance implements AutoCloseable {
 
     private DepartedTransactions departed;
     /** Runs {@link Standby} rounds when processing.standby asks for warm copies; else null. */
-    private ScheduledExecutorService standbyLoop;
+    private volatile ScheduledExecutorService standbyLoop;
     /** The partition-count check of {@link #start()}; an execution waits for it before it runs. */
     private volatile CompletableFuture<Void> countsChecked;
     /** Set by close(), possibly from a shutdown hook while start() still waits for input topics. */
@@ -235,7 +235,7 @@ public final class Instance implements AutoCloseable {
             }
             took.mark("own topics");
             // Compared while the rest starts, the group is joined and the first tasks restore: an
-            // execution runs nothing before the comparison passed (startExecution).
+            // execution starts no worker before the comparison passed (Execution.StartGate).
             countsChecked = CompletableFuture.runAsync(
                     () -> {
                         try {
@@ -338,7 +338,7 @@ public final class Instance implements AutoCloseable {
                 Executors.newSingleThreadExecutor(named("weir-restore")));
         sourceThread = named("weir-source").newThread(source);
         sourceThread.start();
-        if (standby != null) {
+        if (standby != null && !closing) {
             long every = Standby.period(settings).toMillis();
             standbyLoop = Executors.newSingleThreadScheduledExecutor(named("weir-standby"));
             standbyLoop.scheduleWithFixedDelay(standby, every, every, TimeUnit.MILLISECONDS);
@@ -464,15 +464,10 @@ public final class Instance implements AutoCloseable {
                         seams,
                         events,
                         departed,
-                        producerSlots),
+                        producerSlots,
+                        this::awaitPartitionCounts),
                 assigned,
                 committedCheckpoints);
-        try {
-            awaitPartitionCounts();
-        } catch (Exception e) {
-            execution.stop();
-            throw e;
-        }
         stats.notRunning = null;
         events.restored(tasks, clock.getAsLong() - started, execution.restoreSizes());
         return execution;

@@ -23,6 +23,7 @@ import java.util.function.Supplier;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
+import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -95,8 +96,9 @@ final class Standby implements Runnable {
             round();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            // The copies are an optimisation: a failed round leaves them as they were.
+        } catch (Throwable e) {
+            // The copies are an optimisation: a failed round leaves them as they were. (Throwing
+            // out of here would cancel every later round.)
             LOG.warn("standby: could not refresh the warm copies (next round tries again): {}", e.toString());
         }
     }
@@ -104,11 +106,19 @@ final class Standby implements Runnable {
     /** One round: who runs what, which of those this instance follows, copies brought up to date. */
     void round() throws Exception {
         Map<String, String> owners = owners();
+        if (owners == null) {
+            return; // rebalancing: who runs what is not known; the copies and the announcement stay
+        }
         Set<String> tasks = followed(owners, settings.instanceId(), settings.standby());
         // Only a task another member now runs and this one does not follow loses its copy: a task
-        // without an owner (its instance was lost, the group is rebalancing) may come here next.
-        Set<String> dropped = new TreeSet<>(owners.keySet());
-        dropped.removeAll(tasks);
+        // without an owner (its instance was lost) may come here next, and one assigned here is
+        // about to be restored from it (the restore removes it).
+        Set<String> dropped = new TreeSet<>();
+        owners.forEach((task, owner) -> {
+            if (!owner.equals(settings.instanceId()) && !tasks.contains(task)) {
+                dropped.add(task);
+            }
+        });
         backend.unfollow(dropped);
         if (!tasks.equals(following)) {
             LOG.info("standby: following {}", tasks.isEmpty() ? "no task" : String.join(", ", tasks));
@@ -120,9 +130,22 @@ final class Standby implements Runnable {
             Map<String, TaskCheckpoint> latest = checkpoints.latest(tasks, TIMEOUT);
             for (String task : tasks) {
                 TaskCheckpoint c = latest.get(task);
-                if (c != null) {
-                    total = total.plus(backend.follow(new RestorePoint(task, c.checkpointId(), c.state()), snapshots));
-                    copied.addAll(partitionsOf.getOrDefault(task, List.of()));
+                if (c == null) {
+                    continue;
+                }
+                try {
+                    RestoreSizes sizes = backend.follow(new RestorePoint(task, c.checkpointId(), c.state()), snapshots);
+                    total = total.plus(sizes);
+                    long size = c.state().files().stream()
+                            .mapToLong(io.weir.state.StoredFile::size)
+                            .sum();
+                    if (sizes.localBytes() + sizes.downloadedBytes() == size) {
+                        copied.addAll(partitionsOf.getOrDefault(task, List.of())); // whole: announce it
+                    }
+                } catch (java.io.IOException | RuntimeException e) {
+                    // E.g. the owner's retention removed a file meanwhile: the next round follows
+                    // the newer checkpoint. The other tasks go on.
+                    LOG.debug("standby: could not bring the copy of {} up to date: {}", task, e.toString());
                 }
             }
         }
@@ -135,12 +158,18 @@ final class Standby implements Runnable {
                 total.downloadedBytes());
     }
 
-    /** The running tasks by name, each with the instance id of the member running it. */
+    /**
+     * The running tasks by name, each with the instance id of the member running it; null while
+     * the group is not stable (its members' assignments are then partial or empty).
+     */
     private Map<String, String> owners() throws Exception {
         ConsumerGroupDescription group = admin.describeConsumerGroups(List.of(settings.application()))
                 .describedGroups()
                 .get(settings.application())
                 .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        if (group.groupState() != GroupState.STABLE) {
+            return null;
+        }
         Map<String, String> owners = new TreeMap<>();
         partitionsOf.clear();
         for (MemberDescription m : group.members()) {

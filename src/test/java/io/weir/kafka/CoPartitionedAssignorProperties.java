@@ -31,6 +31,10 @@ class CoPartitionedAssignorProperties {
 
     private Map<String, Integer> counts;
     private int generation;
+    /** Member id → the partitions it announces warm copies of (processing.standby). */
+    private final Map<String, Set<TopicPartition>> warm = new HashMap<>();
+
+    private java.util.Random random;
 
     /**
      * Rebalances until nothing changes (cooperative: a moved unit takes two rounds), checking every
@@ -40,7 +44,8 @@ class CoPartitionedAssignorProperties {
         for (int round = 1; round <= 5; round++) {
             generation++;
             Map<String, Member> members = new TreeMap<>();
-            owned.forEach((id, tps) -> members.put(id, new Member(id, counts.keySet(), tps, generation - 1)));
+            owned.forEach((id, tps) -> members.put(
+                    id, new Member(id, counts.keySet(), tps, generation - 1, warm.getOrDefault(id, Set.of()))));
             Map<String, List<TopicPartition>> result = CoPartitionedAssignor.assign(counts, members);
             checkRound(result);
             boolean changed = false;
@@ -109,12 +114,34 @@ class CoPartitionedAssignorProperties {
         assertTrue(max - min <= 1, "balanced within one unit: " + perMember);
     }
 
+    /**
+     * A new member; in two tries of three it announces warm copies of random partitions (the
+     * preference for warm members must not break any property below).
+     */
+    private void join(String id) {
+        owned.put(id, List.of());
+        Set<TopicPartition> copies = new HashSet<>();
+        if (random.nextInt(3) > 0) {
+            counts.forEach((topic, c) -> {
+                for (int p = 0; p < c; p++) {
+                    if (random.nextInt(3) == 0) {
+                        copies.add(new TopicPartition(topic, p));
+                    }
+                }
+            });
+        }
+        warm.put(id, copies);
+    }
+
     @Property(tries = 300, seed = "7")
     void joinsAndLeavesConvergeToABalancedCoPartitionedAssignmentMovingOnlyWhatTheyMust(
             @ForAll @Size(min = 1, max = 3) List<@IntRange(min = 1, max = 9) Integer> topicCounts,
             @ForAll @IntRange(min = 1, max = 4) int initialMembers,
-            @ForAll @Size(max = 6) List<@IntRange(min = 0, max = 9) Integer> changes) {
+            @ForAll @Size(max = 6) List<@IntRange(min = 0, max = 9) Integer> changes,
+            @ForAll long warmSeed) {
         owned.clear(); // one group per try
+        warm.clear();
+        random = new java.util.Random(warmSeed);
         generation = 0;
         counts = new TreeMap<>();
         for (int i = 0; i < topicCounts.size(); i++) {
@@ -122,7 +149,7 @@ class CoPartitionedAssignorProperties {
         }
         int next = 0;
         for (; next < initialMembers; next++) {
-            owned.put("m" + next, List.of());
+            join("m" + next);
         }
         assertTrue(rebalance() <= 2);
         checkStable();
@@ -131,7 +158,7 @@ class CoPartitionedAssignorProperties {
             owned.forEach((id, tps) -> before.put(id, new HashSet<>(tps)));
             boolean join = change % 2 == 0 || owned.size() == 1;
             if (join) {
-                owned.put("m" + next++, List.of());
+                join("m" + next++);
             } else {
                 List<String> ids = new ArrayList<>(owned.keySet());
                 owned.remove(ids.get(change % ids.size()));
