@@ -83,7 +83,7 @@ final class Execution implements SourceLoop.Execution {
      * instance's start-up checks still running beside the restore); throws to fail the start.
      */
     @FunctionalInterface
-    interface StartGate {
+    public interface StartGate {
         void await() throws IOException;
     }
 

@@ -465,7 +465,7 @@ public final class Instance implements AutoCloseable {
                         events,
                         departed,
                         producerSlots,
-                        this::awaitPartitionCounts),
+                        seams.startGate().apply(this::awaitPartitionCounts)),
                 assigned,
                 committedCheckpoints);
         stats.notRunning = null;

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.Test;
@@ -116,6 +117,42 @@ class InternalTopicsIT {
         // The check runs while the tasks restore; none of them ran before it refused.
         assertEquals(committedBefore, job.committedInput());
         assertEquals(writtenBefore, job.outputWritten());
+    }
+
+    @Test
+    void noWorkerRunsBeforeTheStartUpChecksLetTheExecutionThrough() throws Exception {
+        TotalsJob job = TotalsJob.create("gated", 2);
+        try (OrderGenerator g = new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), 50, 3)) {
+            g.send(200);
+        }
+        WeirConfig config = job.config("instance-id=i1", "processing.checkpoint.interval=200ms");
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean atGate = new java.util.concurrent.atomic.AtomicBoolean();
+        Seams held = new Seams(UnaryOperator.identity(), UnaryOperator.identity(), gate -> () -> {
+            atGate.set(true);
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.IOException(e);
+            }
+            gate.await();
+        });
+        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config), held);
+                AutoCloseable opened = release::countDown) { // never leaves the restore thread held
+            instance.start();
+            await().atMost(KafkaFixture.TIMEOUT).until(atGate::get); // restored, held at the gate
+            assertEquals(
+                    List.of(),
+                    Thread.getAllStackTraces().keySet().stream()
+                            .filter(t -> t.isAlive() && t.getName().startsWith("weir-worker-"))
+                            .map(Thread::getName)
+                            .toList(),
+                    "workers started before the gate");
+            assertEquals(0, job.outputWritten());
+            release.countDown();
+            await().atMost(KafkaFixture.TIMEOUT).until(() -> job.committedInput() == 200);
+        }
     }
 
     @Test
