@@ -25,9 +25,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -112,7 +109,7 @@ public final class Instance implements AutoCloseable {
     /** Runs {@link Standby} rounds when processing.standby asks for warm copies; else null. */
     private volatile ScheduledExecutorService standbyLoop;
     /** The partition-count check of {@link #start()}; an execution waits for it before it runs. */
-    private volatile CompletableFuture<Void> countsChecked;
+    private volatile PartitionCounts.Pending countsChecked;
     /** Set by close(), possibly from a shutdown hook while start() still waits for input topics. */
     private volatile boolean closing;
 
@@ -236,15 +233,7 @@ public final class Instance implements AutoCloseable {
             took.mark("own topics");
             // Compared while the rest starts, the group is joined and the first tasks restore: an
             // execution starts no worker before the comparison passed (Execution.StartGate).
-            countsChecked = CompletableFuture.runAsync(
-                    () -> {
-                        try {
-                            partitionCounts.check(allInputs, Duration.ofSeconds(60), recordedCounts);
-                        } catch (IOException e) {
-                            throw new CompletionException(e);
-                        }
-                    },
-                    r -> named("weir-partition-counts").newThread(r).start());
+            countsChecked = partitionCounts.checkAsync(allInputs, Duration.ofSeconds(60), recordedCounts);
             topics.require(Topics.internalRequirements(
                     settings.checkpointTopic(),
                     settings.snapshotTopic(),
@@ -344,7 +333,7 @@ public final class Instance implements AutoCloseable {
             standbyLoop.scheduleWithFixedDelay(standby, every, every, TimeUnit.MILLISECONDS);
         }
         took.mark("state and clients");
-        awaitPartitionCounts();
+        countsChecked.await();
         took.mark("partition counts");
         LOG.info(
                 "{} started as instance {} ({}, {} partitions per input; start-up checks: {})",
@@ -353,25 +342,6 @@ public final class Instance implements AutoCloseable {
                 settings.exactlyOnce() ? "exactly-once" : "at-least-once",
                 partitions,
                 took);
-    }
-
-    /** Throws what the partition-count check of {@link #start()} found wrong; waits for it first. */
-    private void awaitPartitionCounts() throws IOException {
-        try {
-            countsChecked.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while checking the partition counts", e);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause() instanceof CompletionException c ? c.getCause() : e.getCause();
-            if (cause instanceof IOException io) {
-                throw io;
-            }
-            if (cause instanceof RuntimeException re) {
-                throw re;
-            }
-            throw new IOException("cannot check the partition counts", cause);
-        }
     }
 
     /** How long each part of {@link #start()} took, for its log line. */
@@ -465,7 +435,7 @@ public final class Instance implements AutoCloseable {
                         events,
                         departed,
                         producerSlots,
-                        seams.startGate().apply(this::awaitPartitionCounts)),
+                        seams.startGate().apply(() -> countsChecked.await())),
                 assigned,
                 committedCheckpoints);
         stats.notRunning = null;

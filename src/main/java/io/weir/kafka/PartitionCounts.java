@@ -84,6 +84,54 @@ public final class PartitionCounts {
         check(current, scan);
     }
 
+    /**
+     * {@link #check(Map, Duration, CompletableFuture)} on a thread of its own, so it overlaps what
+     * the caller does next; {@link Pending#await} gives its outcome.
+     */
+    public Pending checkAsync(Map<String, Integer> current, Duration timeout, CompletableFuture<Scan> started) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        check(current, timeout, started);
+                        done.complete(null);
+                    } catch (Throwable e) {
+                        done.completeExceptionally(e);
+                    }
+                },
+                "weir-partition-counts-check");
+        t.setDaemon(true);
+        t.start();
+        return new Pending(done);
+    }
+
+    /** A check started by {@link #checkAsync}. */
+    public static final class Pending {
+        private final CompletableFuture<Void> done;
+
+        private Pending(CompletableFuture<Void> done) {
+            this.done = done;
+        }
+
+        /** Waits for the check; throws what it found wrong (a {@link Topics.StartupException} on a changed count). */
+        public void await() throws IOException {
+            try {
+                done.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while checking the partition counts", e);
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof IOException io) {
+                    throw io;
+                }
+                if (e.getCause() instanceof RuntimeException re) {
+                    throw re;
+                }
+                throw new IOException("cannot check the partition counts", e.getCause());
+            }
+        }
+    }
+
     private void check(Map<String, Integer> current, Scan scan) throws IOException {
         Map<String, Integer> recorded = scan.counts.orElse(Map.of());
         for (Map.Entry<String, Integer> e : new TreeMap<>(current).entrySet()) {
