@@ -465,6 +465,11 @@ final class Execution implements SourceLoop.Execution {
     }
 
     @Override
+    public void checkpointSoon() {
+        coordinator.triggerNow();
+    }
+
+    @Override
     public boolean written(long epoch) {
         return written != null && written.written(epoch);
     }

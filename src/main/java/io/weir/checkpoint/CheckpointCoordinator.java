@@ -99,7 +99,7 @@ public final class CheckpointCoordinator {
         ticker = s.loop().scheduleAtFixedRate(this::tryTrigger, first, every, TimeUnit.MILLISECONDS);
     }
 
-    /** Triggers a checkpoint now if the rules allow it; for tests and shutdown. */
+    /** Triggers a checkpoint now if the rules allow it (the periodic trigger goes on as before). */
     public void triggerNow() {
         s.loop().execute(this::tryTrigger);
     }

@@ -102,6 +102,12 @@ final class Feeds {
             for (ConsumerRecord<byte[], byte[]> r : rs) {
                 Record record = new Record(r.key(), r.value(), r.timestamp(), r.offset(), headers(r));
                 if (firstEpoch && (feed.firstEpochLeft == 0 || !feed.deferred.isEmpty())) {
+                    if (feed.run.held == null && !feed.run.firstBarrierAsked) {
+                        // No barrier is on its way (none was asked for before input arrived, or it
+                        // was skipped): the deferred records would wait up to an interval for one.
+                        feed.run.firstBarrierAsked = true;
+                        feed.run.execution.checkpointSoon();
+                    }
                     feed.deferred.addLast(record);
                     feed.deferredNext = r.offset() + 1;
                     continue;

@@ -94,6 +94,12 @@ public final class SourceLoop implements Runnable {
         void started();
 
         /**
+         * Asks for a checkpoint now rather than at the next interval: the first epoch is full and
+         * the records read behind it wait for its barrier.
+         */
+        default void checkpointSoon() {}
+
+        /**
          * Checkpoints until everything handed to the channels so far is committed (the source
          * loop stopped reading); completes exceptionally when a checkpoint fails.
          */
