@@ -57,6 +57,7 @@ class SourceLoopTest {
         final Map<InputPartition, Channel> channels = new HashMap<>();
         final AtomicBoolean running = new AtomicBoolean();
         final AtomicBoolean stopped = new AtomicBoolean();
+        final AtomicInteger checkpointsAsked = new AtomicInteger();
 
         FakeExecution(Set<InputPartition> partitions) {
             this.partitions = partitions;
@@ -84,6 +85,11 @@ class SourceLoopTest {
         @Override
         public void started() {
             running.set(true);
+        }
+
+        @Override
+        public void checkpointSoon() {
+            checkpointsAsked.incrementAndGet();
         }
 
         @Override
@@ -319,6 +325,10 @@ class SourceLoopTest {
         await().atMost(DEADLINE)
                 .until(() -> e.channels.get(ip(P0)).remainingCapacity() == 1024 - Feeds.FIRST_EPOCH_RECORDS);
         assertTrue(consumer.paused().contains(P0), "paused while the rest waits for the first barrier");
+        assertEquals(
+                1,
+                e.checkpointsAsked.get(),
+                "no barrier was on its way: the execution is asked for one now, not at its next interval");
 
         Answers answers = new Answers();
         loop.inject(1, answers, e);
@@ -338,5 +348,23 @@ class SourceLoopTest {
             }
         }
         await().atMost(DEADLINE).until(() -> !consumer.paused().contains(P0));
+    }
+
+    @Test
+    void aFirstBarrierAskedForBeforeInputGoesInBehindTheFirstRecordsAndNoOtherIsAskedFor() {
+        startLoop(Duration.ofMillis(10));
+        inPoll(() -> consumer.rebalance(List.of(P0)));
+        FakeExecution e = executionOf(P0);
+        Answers answers = new Answers();
+        loop.inject(1, answers, e);
+        int read = Feeds.FIRST_EPOCH_RECORDS + 300;
+        inPoll(() -> {
+            for (int i = 0; i < read; i++) {
+                consumer.addRecord(new ConsumerRecord<>(TOPIC, 0, i, "k".getBytes(), "v".getBytes()));
+            }
+        });
+        await().atMost(DEADLINE).until(() -> answers.positions.get() != null);
+        assertEquals(Map.of(ip(P0), (long) Feeds.FIRST_EPOCH_RECORDS), answers.positions.get());
+        assertEquals(0, e.checkpointsAsked.get(), "the held barrier was on its way already");
     }
 }
