@@ -109,6 +109,12 @@ public final class KafkaClients {
 
     /** A consumer outside any group, for reading internal topics by assignment. */
     public KafkaConsumer<byte[], byte[]> reader(String clientId, boolean readCommitted) {
+        Map<String, Object> p = readerProperties(clientId, readCommitted);
+        return created(
+                "consumer", () -> new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer()));
+    }
+
+    Map<String, Object> readerProperties(String clientId, boolean readCommitted) {
         Map<String, Object> p = base(consumer);
         // Reading a topic that does not exist yet must not create it with the broker's defaults.
         p.put(ConsumerConfig.ALLOW_AUTO_CREATE_TOPICS_CONFIG, "false");
@@ -119,8 +125,11 @@ public final class KafkaClients {
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(4 << 20));
-        return created(
-                "consumer", () -> new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer()));
+        // These readers read to the end and close: the fetch the consumer sends ahead after the last
+        // records, at the end of the log, would hold the close up for fetch.max.wait.ms (500 ms by
+        // default) — on the restore path, where every restart reads the checkpoint topic.
+        p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "10");
+        return p;
     }
 
     /**

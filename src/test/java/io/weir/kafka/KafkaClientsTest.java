@@ -1,5 +1,6 @@
 package io.weir.kafka;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -22,5 +23,15 @@ class KafkaClientsTest {
         Topics.StartupException e = assertThrows(Topics.StartupException.class, () -> clients.admin("test"));
         assertTrue(e.getMessage().contains("cannot create the Kafka admin client"), e.getMessage());
         assertTrue(e.getMessage().toLowerCase().contains("jaas"), e.getMessage());
+    }
+
+    @Test
+    void aReaderOfAnInternalTopicAsksTheBrokerToWaitNoMoreThanTenMillisecondsAtTheEndOfTheLog() {
+        // The checkpoint topic is read to its end on every restore and the reader closed: a fetch
+        // sent ahead at the end of the log held that close up for the default 500 ms.
+        KafkaClients clients =
+                new KafkaClients("localhost:1", Map.of(), Map.of("fetch.max.wait.ms", "500"), Map.of(), Map.of());
+        assertEquals("10", clients.readerProperties("r", true).get("fetch.max.wait.ms"));
+        assertEquals("read_committed", clients.readerProperties("r", true).get("isolation.level"));
     }
 }
