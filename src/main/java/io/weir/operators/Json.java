@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.InputCoercionException;
 import dev.cel.common.values.CelByteString;
 import dev.cel.common.values.NullValue;
@@ -29,9 +28,11 @@ import java.util.Map;
  * being read one way here and another way by the next consumer.
  */
 public final class Json {
-    private static final JsonFactory FACTORY = JsonFactory.builder()
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .build();
+    /**
+     * Repeated field names are refused in {@link #read}, by the map itself: the parser's own
+     * detection (StreamReadFeature.STRICT_DUPLICATE_DETECTION) kept a HashSet of names per object.
+     */
+    private static final JsonFactory FACTORY = JsonFactory.builder().build();
 
     private Json() {}
 
@@ -69,7 +70,11 @@ public final class Json {
             case START_OBJECT: {
                 Map<String, Object> map = new LinkedHashMap<>();
                 for (String name = p.nextFieldName(); name != null; name = p.nextFieldName()) {
-                    map.put(name, read(p, p.nextToken()));
+                    // A value is never a Java null (JSON null is NullValue): a previous one means a repeat.
+                    if (map.put(name, read(p, p.nextToken())) != null) {
+                        throw new BadRecordException("value is not valid JSON: Duplicate field '" + abbreviate(name)
+                                + "' at offset " + p.currentTokenLocation().getByteOffset());
+                    }
                 }
                 return map;
             }
