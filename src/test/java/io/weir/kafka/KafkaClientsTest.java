@@ -34,4 +34,21 @@ class KafkaClientsTest {
         assertEquals("10", clients.readerProperties("r", true).get("fetch.max.wait.ms"));
         assertEquals("read_committed", clients.readerProperties("r", true).get("isolation.level"));
     }
+
+    @Test
+    void theSourceConsumerLetsTheBrokerHoldAnEmptyFetchFiftyMillisecondsUnlessTheUserSaysOtherwise() {
+        // One fetch is in flight per broker: one held for partitions with nothing readable keeps
+        // resumed partitions from being fetched until it returns.
+        KafkaClients defaults = new KafkaClients("localhost:1", Map.of(), Map.of(), Map.of(), Map.of());
+        assertEquals(
+                "50",
+                defaults.sourceConsumerProperties("g", "i", "c", true, java.util.Set::of)
+                        .get("fetch.max.wait.ms"));
+        KafkaClients tuned =
+                new KafkaClients("localhost:1", Map.of(), Map.of("fetch.max.wait.ms", "200"), Map.of(), Map.of());
+        assertEquals(
+                "200",
+                tuned.sourceConsumerProperties("g", "i", "c", true, java.util.Set::of)
+                        .get("fetch.max.wait.ms"));
+    }
 }
