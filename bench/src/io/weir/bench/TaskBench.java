@@ -99,15 +99,23 @@ public final class TaskBench {
             orders[i] = new Record(
                     id.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8), 1_000L + i, i, List.of());
         }
+        long copiedBytes = 0;
+        for (Record o : orders) {
+            copiedBytes += 2 * 16 + o.key().length + o.value().length + 40; // two arrays and the Record
+        }
+        copiedBytes /= RECORDS;
         System.out.printf(
                 "task bench: %s, last stage %s, %s state, %,d users, %,d records per round%n",
                 job, stage.name(), rocks ? "rocksdb (write-back cache)" : "memory", users, RECORDS);
         // CPU time of this thread, not wall time: the machine is shared, and a preempted round would
         // count time the task did not use.
         java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
+        com.sun.management.ThreadMXBean allocated = (com.sun.management.ThreadMXBean) cpu;
+        double allocatedPerRecord = 0;
         List<Double> perRecord = new ArrayList<>();
         for (int round = 1; round <= ROUNDS; round++) {
             long start = cpu.getCurrentThreadCpuTime();
+            long allocatedBefore = allocated.getCurrentThreadAllocatedBytes();
             for (int i = 0; i < RECORDS; i++) {
                 Record o = orders[i];
                 // Fresh arrays per record, as the consumer hands them over.
@@ -122,15 +130,24 @@ public final class TaskBench {
                 task.run(512);
             }
             double ns = (cpu.getCurrentThreadCpuTime() - start) / (double) RECORDS;
-            System.out.printf("round %d: %.0f ns of CPU per record%n", round, ns);
+            double bytes = (allocated.getCurrentThreadAllocatedBytes() - allocatedBefore) / (double) RECORDS;
+            System.out.printf("round %d: %.0f ns of CPU and %.0f bytes allocated per record%n", round, ns, bytes);
+            allocatedPerRecord = bytes;
             if (round > ROUNDS / 2) {
                 perRecord.add(ns); // the first half warms up
             }
         }
         perRecord.sort(null);
         System.out.printf(
-                "median of the last %d rounds: %.0f ns of CPU per record (range %.0f–%.0f), %,d records sent%n",
-                perRecord.size(), perRecord.get(perRecord.size() / 2), perRecord.get(0), perRecord.get(perRecord.size() - 1), sent[0]);
+                "median of the last %d rounds: %.0f ns of CPU per record (range %.0f–%.0f); %.0f bytes allocated per"
+                        + " record (the copies of key and value included: %d); %,d records sent%n",
+                perRecord.size(),
+                perRecord.get(perRecord.size() / 2),
+                perRecord.get(0),
+                perRecord.get(perRecord.size() - 1),
+                allocatedPerRecord,
+                copiedBytes,
+                sent[0]);
         store.close();
         if (backend != null) {
             backend.close();
