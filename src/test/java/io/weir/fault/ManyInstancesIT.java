@@ -62,14 +62,15 @@ class ManyInstancesIT {
     @Test
     @Timeout(value = 6, unit = TimeUnit.MINUTES)
     void three_instances_stay_exact_through_a_kill_a_join_and_a_graceful_leave() throws Exception {
-        Run run = new Run(TotalsJob.create("many", PARTITIONS), 1_000_000, 25_000);
+        Run run = new Run(TotalsJob.create("many", PARTITIONS), 1_500_000, 25_000);
         WeirProcess a = run.instance("m-1").start();
         WeirProcess b = run.instance("m-2").start();
         WeirProcess c = run.instance("m-3").start();
         run.produce();
 
-        // Early enough that the last event still has input to measure after it: a joining JVM
-        // takes ~10 s to run partitions on this machine, and the run produces for 40 s.
+        // Early enough that the last event still has input to measure after it: a starting JVM
+        // takes 10-15 s to run partitions on this machine with three others, and the run produces
+        // for 60 s (with 40 s the input had ended before the leave in some runs).
         run.at(0.15, "kill -9 m-1 and restart it at once", () -> {
             a.kill();
             a.start();
