@@ -7,7 +7,10 @@ import io.weir.dataflow.Event;
 import io.weir.dataflow.Operator;
 import io.weir.dataflow.OperatorContext;
 import io.weir.state.ValueState;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -67,6 +70,14 @@ public final class Aggregate implements Operator {
     private final String[] lastIn;
     private final String[] lastOut;
     private ValueState<Object[]> state;
+    /** The output's field names, each once, in output order; shared by every output. */
+    private final String[] outNames;
+    /**
+     * For each value {@link #output} puts, in the order it puts them (key, count, sums, mins, maxes,
+     * avgs, firsts, lasts), its position in {@link #outNames}: a name given twice keeps its first
+     * place and the later value, as a map that is put into twice does.
+     */
+    private final int[] outSlots;
 
     public Aggregate(Spec spec) {
         this.spec = spec;
@@ -82,6 +93,17 @@ public final class Aggregate implements Operator {
         firstOut = spec.first().values().toArray(String[]::new);
         lastIn = spec.last().keySet().toArray(String[]::new);
         lastOut = spec.last().values().toArray(String[]::new);
+        List<String> order = new ArrayList<>();
+        order.add(spec.keyAs());
+        if (spec.count() != null) {
+            order.add(spec.count());
+        }
+        for (String[] names : List.of(sumOut, minOut, maxOut, avgOut, firstOut, lastOut)) {
+            order.addAll(List.of(names));
+        }
+        List<String> distinct = new ArrayList<>(new LinkedHashSet<>(order));
+        outNames = distinct.toArray(String[]::new);
+        outSlots = order.stream().mapToInt(distinct::indexOf).toArray();
     }
 
     /**
@@ -192,30 +214,25 @@ public final class Aggregate implements Operator {
 
     /** The output document of a row: the key under key-as, then the aggregates asked for. */
     Map<String, Object> output(Object key, Object[] row) {
-        Map<String, Object> doc = new LinkedHashMap<>();
-        doc.put(spec.keyAs(), key instanceof byte[] b ? Codecs.STRING.decode(b) : key);
+        Object[] values = new Object[outNames.length];
+        int slot = 0;
+        values[outSlots[slot++]] = key instanceof byte[] b ? Codecs.STRING.decode(b) : key;
         int i = 0;
         if (spec.count() != null) {
-            doc.put(spec.count(), row[0]);
+            values[outSlots[slot++]] = row[0];
         }
         i++;
-        i = put(doc, sumOut, row, i);
-        i = put(doc, minOut, row, i);
-        i = put(doc, maxOut, row, i);
-        for (String name : avgOut) {
-            doc.put(name, Numbers.toDouble(row[i]) / (Long) row[i + 1]);
+        for (int n = sumOut.length + minOut.length + maxOut.length; n > 0; n--) {
+            values[outSlots[slot++]] = row[i++];
+        }
+        for (int n = avgOut.length; n > 0; n--) {
+            values[outSlots[slot++]] = Numbers.toDouble(row[i]) / (Long) row[i + 1];
             i += 2;
         }
-        i = put(doc, firstOut, row, i);
-        put(doc, lastOut, row, i);
-        return doc;
-    }
-
-    private static int put(Map<String, Object> doc, String[] names, Object[] row, int i) {
-        for (String name : names) {
-            doc.put(name, row[i++]);
+        for (int n = firstOut.length + lastOut.length; n > 0; n--) {
+            values[outSlots[slot++]] = row[i++];
         }
-        return i;
+        return new Fields(outNames, values);
     }
 
     private static Object field(Map<?, ?> in, String name) {

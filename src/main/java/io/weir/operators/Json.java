@@ -207,6 +207,13 @@ public final class Json {
             g.writeNumber(f);
         } else if (v instanceof Boolean b) {
             g.writeBoolean(b);
+        } else if (v instanceof Fields f) {
+            g.writeStartObject();
+            for (int i = 0; i < f.size(); i++) {
+                g.writeFieldName(f.name(i));
+                write(g, f.value(i));
+            }
+            g.writeEndObject();
         } else if (v instanceof Map<?, ?> map) {
             g.writeStartObject();
             for (Map.Entry<?, ?> e : map.entrySet()) {

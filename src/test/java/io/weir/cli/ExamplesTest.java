@@ -81,6 +81,37 @@ class ExamplesTest {
     }
 
     @Test
+    void expressionsReadAnAggregatesOutputLikeAnyObject(@TempDir Path dir) throws IOException {
+        // The aggregate's output is its own read-only map (Fields); filter, has(), map set/drop
+        // and nesting it whole must see it as the object it writes.
+        Path job = dir.resolve("job.yaml");
+        Files.writeString(
+                job,
+                Files.readString(Path.of("config/examples/running-totals.yaml"))
+                        .replace(
+                                "  - sink: { topic: totals, format: json }",
+                                "  - filter: \"value.count > 1 && has(value.lastSeq) && value.user == key\"\n"
+                                        + "  - map: { set: { double: \"value.sum * 2\", all: \"value\" }, drop: [count] }\n"
+                                        + "  - sink: { topic: totals, format: json }"));
+        Path cases = dir.resolve("job.cases.yaml");
+        Files.writeString(
+                cases,
+                """
+                cases:
+                  - name: expressions over an aggregate's output
+                    input:
+                      - { key: u1, value: { user: u1, amount: 37, seq: 1 } }
+                      - { key: u1, value: { user: u1, amount: 3, seq: 2 } }
+                    expect:
+                      totals:
+                        - { key: u1, value: { user: u1, sum: 40, lastSeq: 2, double: 80, all: { user: u1, count: 2, sum: 40, lastSeq: 2 } } }
+                """);
+        Run run = weir("test", "--config", job.toString(), "--cases", cases.toString());
+        assertEquals(0, run.exit(), run.out() + run.err());
+        assertTrue(run.out().contains("1 passed, 0 failed"), run.out());
+    }
+
+    @Test
     void explainShowsStagesTasksTopicsAndState() {
         Run run = weir("explain", "--config", "config/examples/bucket-totals.yaml");
         assertEquals(0, run.exit(), run.err());

@@ -118,4 +118,45 @@ class AggregateTest {
         n.fieldNames().forEachRemaining(out::add);
         return out;
     }
+
+    @Test
+    void theOutputIsAReadOnlyOrderedMapEqualToTheDocumentItStandsForAndWrittenAsTheSameJson() throws Exception {
+        Map<String, String> sum = new LinkedHashMap<>();
+        sum.put("amount", "total");
+        sum.put("fee", "fees");
+        Aggregate a = aggregate(new Aggregate.Spec(
+                "user",
+                "n",
+                sum,
+                Map.of("amount", "smallest"),
+                Map.of(),
+                Map.of("amount", "mean"),
+                Map.of("seq", "firstSeq"),
+                // "fees" again: a map put into twice keeps the first place and the later value
+                Map.of("fee", "fees")));
+        harness.json("u1", "{\"amount\":4,\"fee\":1,\"seq\":7}");
+        Event e = harness.json("u1", "{\"amount\":2.5,\"fee\":2,\"seq\":8}");
+        Map<String, Object> expected = new LinkedHashMap<>();
+        expected.put("user", "u1");
+        expected.put("n", 2L);
+        expected.put("total", 6.5);
+        expected.put("fees", 3L);
+        expected.put("smallest", 2.5);
+        expected.put("mean", 3.25);
+        expected.put("firstSeq", 7L);
+        expected.put("fees", 2L);
+        Map<?, ?> out = (Map<?, ?>) e.value();
+        assertEquals(expected, out);
+        assertEquals(out, expected);
+        assertEquals(expected.hashCode(), out.hashCode());
+        assertEquals(List.copyOf(expected.keySet()), List.copyOf(out.keySet()), "in output order");
+        assertEquals(2L, out.get("fees"));
+        assertEquals(null, out.get("missing"));
+        assertEquals(
+                new String(Json.encode(expected), java.nio.charset.StandardCharsets.UTF_8),
+                new String(Json.encode(out), java.nio.charset.StandardCharsets.UTF_8));
+        @SuppressWarnings("unchecked")
+        Map<String, Object> writable = (Map<String, Object>) out;
+        assertThrows(UnsupportedOperationException.class, () -> writable.put("x", 1L));
+    }
 }
