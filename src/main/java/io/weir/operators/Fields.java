@@ -8,23 +8,32 @@ import java.util.NoSuchElementException;
 import java.util.Set;
 
 /**
- * An operator's output object with a fixed set of field names in a fixed order (an aggregate's
- * row): the names are shared by every record, the values are one array. It is a read-only
- * {@code Map} like any decoded object — equal to a {@code LinkedHashMap} with the same entries,
- * iterated in order — that costs two allocations instead of a hash table and an entry per field,
- * and {@link Json} writes it straight from its arrays.
+ * A JSON object of a few fields as two arrays, names and values, in order: a small decoded object
+ * (see {@link Json#decode}) or an operator's output with a fixed set of names (an aggregate's row,
+ * whose names every record shares). It is a read-only {@code Map} — equal to a
+ * {@code LinkedHashMap} with the same entries, iterated in order — that costs two or three
+ * allocations instead of a hash table and an entry per field; lookups scan the few names, and
+ * {@link Json} writes it straight from its arrays.
  */
 final class Fields extends AbstractMap<String, Object> {
     private final String[] names;
     private final Object[] values;
+    private final int size;
 
     /** {@code names} must not repeat and is shared, not copied; {@code values} is owned from now on. */
     Fields(String[] names, Object[] values) {
-        if (names.length != values.length) {
-            throw new IllegalArgumentException(names.length + " names for " + values.length + " values");
+        this(names, values, names.length);
+    }
+
+    /** The first {@code size} names and values of the arrays, which this map owns from now on. */
+    Fields(String[] names, Object[] values, int size) {
+        if (size > names.length || size > values.length) {
+            throw new IllegalArgumentException(
+                    size + " fields of " + names.length + " names and " + values.length + " values");
         }
         this.names = names;
         this.values = values;
+        this.size = size;
     }
 
     String name(int i) {
@@ -37,12 +46,12 @@ final class Fields extends AbstractMap<String, Object> {
 
     @Override
     public int size() {
-        return names.length;
+        return size;
     }
 
     @Override
     public Object get(Object key) {
-        for (int i = 0; i < names.length; i++) {
+        for (int i = 0; i < size; i++) {
             if (names[i].equals(key)) {
                 return values[i];
             }
@@ -52,8 +61,8 @@ final class Fields extends AbstractMap<String, Object> {
 
     @Override
     public boolean containsKey(Object key) {
-        for (String name : names) {
-            if (name.equals(key)) {
+        for (int i = 0; i < size; i++) {
+            if (names[i].equals(key)) {
                 return true;
             }
         }
@@ -65,7 +74,7 @@ final class Fields extends AbstractMap<String, Object> {
         return new AbstractSet<>() {
             @Override
             public int size() {
-                return names.length;
+                return size;
             }
 
             @Override
@@ -75,12 +84,12 @@ final class Fields extends AbstractMap<String, Object> {
 
                     @Override
                     public boolean hasNext() {
-                        return next < names.length;
+                        return next < size;
                     }
 
                     @Override
                     public Map.Entry<String, Object> next() {
-                        if (next >= names.length) {
+                        if (next >= size) {
                             throw new NoSuchElementException();
                         }
                         int i = next++;

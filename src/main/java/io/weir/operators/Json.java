@@ -68,15 +68,24 @@ public final class Json {
     private static Object read(JsonParser p, JsonToken t) throws IOException {
         switch (t) {
             case START_OBJECT: {
-                Map<String, Object> map = new LinkedHashMap<>();
+                // Up to SMALL_OBJECT fields in two arrays (Fields), beyond that a LinkedHashMap.
+                String[] names = new String[SMALL_OBJECT];
+                Object[] values = new Object[SMALL_OBJECT];
+                int n = 0;
                 for (String name = p.nextFieldName(); name != null; name = p.nextFieldName()) {
-                    // A value is never a Java null (JSON null is NullValue): a previous one means a repeat.
-                    if (map.put(name, read(p, p.nextToken())) != null) {
-                        throw new BadRecordException("value is not valid JSON: Duplicate field '" + abbreviate(name)
-                                + "' at offset " + p.currentTokenLocation().getByteOffset());
+                    Object value = read(p, p.nextToken());
+                    if (n == SMALL_OBJECT) {
+                        return readLarge(p, names, values, name, value);
                     }
+                    for (int i = 0; i < n; i++) {
+                        if (names[i].equals(name)) {
+                            throw repeated(p, name);
+                        }
+                    }
+                    names[n] = name;
+                    values[n++] = value;
                 }
-                return map;
+                return new Fields(names, values, n);
             }
             case START_ARRAY: {
                 List<Object> list = new ArrayList<>();
@@ -104,6 +113,30 @@ public final class Json {
             default:
                 throw new BadRecordException("value is not valid JSON: unexpected " + t);
         }
+    }
+
+    /** Objects of up to this many fields decode into a {@link Fields}. */
+    static final int SMALL_OBJECT = 8;
+
+    /** The rest of an object that outgrew {@link #SMALL_OBJECT}: its fields so far, then the next. */
+    private static Map<String, Object> readLarge(
+            JsonParser p, String[] names, Object[] values, String name, Object value) throws IOException {
+        Map<String, Object> map = new LinkedHashMap<>();
+        for (int i = 0; i < names.length; i++) {
+            map.put(names[i], values[i]);
+        }
+        for (; name != null; name = p.nextFieldName(), value = name == null ? null : read(p, p.nextToken())) {
+            // A value is never a Java null (JSON null is NullValue): a previous one means a repeat.
+            if (map.put(name, value) != null) {
+                throw repeated(p, name);
+            }
+        }
+        return map;
+    }
+
+    private static BadRecordException repeated(JsonParser p, String name) {
+        return new BadRecordException("value is not valid JSON: Duplicate field '" + abbreviate(name) + "' at offset "
+                + p.currentTokenLocation().getByteOffset());
     }
 
     /** Encodes a value of the model (and plain Java values: null, Integer, byte[] as Base64). */

@@ -3,6 +3,7 @@ package io.weir.operators;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -35,6 +36,26 @@ class JsonProperties {
         assertEquals(value, Json.decode(bytes));
     }
 
+    @Property
+    void aRepeatedFieldNameIsRefusedWhereverItIs(
+            @ForAll @net.jqwik.api.constraints.IntRange(min = 2, max = 12) int fields,
+            @ForAll @net.jqwik.api.constraints.IntRange(min = 0, max = 11) int first,
+            @ForAll @net.jqwik.api.constraints.IntRange(min = 0, max = 11) int second) {
+        net.jqwik.api.Assume.that(first < second && second < fields);
+        StringBuilder json = new StringBuilder("{");
+        for (int i = 0; i < fields; i++) {
+            json.append(i == 0 ? "" : ",")
+                    .append("\"f")
+                    .append(i == second ? first : i)
+                    .append("\":")
+                    .append(i);
+        }
+        String text = json.append("}").toString();
+        BadRecordException e =
+                assertThrows(BadRecordException.class, () -> Json.decode(text.getBytes(StandardCharsets.UTF_8)), text);
+        assertTrue(e.getMessage().contains("Duplicate field 'f" + first + "'"), e.getMessage());
+    }
+
     @Test
     void aValueThatFailsHalfWayDoesNotSpillIntoTheNext() {
         Map<String, Object> bad = new LinkedHashMap<>();
@@ -55,8 +76,13 @@ class JsonProperties {
                 Arbitraries.of(Boolean.TRUE, Boolean.FALSE).map(v -> (Object) v),
                 Arbitraries.just(NullValue.NULL_VALUE));
         Arbitrary<Object> list = scalar.list().ofMaxSize(4).map(v -> (Object) v);
-        Arbitrary<Object> map = Arbitraries.maps(Arbitraries.strings().ofMaxLength(8), Arbitraries.oneOf(scalar, list))
-                .ofMaxSize(6)
+        // Objects up to and beyond Json.SMALL_OBJECT fields (two arrays, then a LinkedHashMap), nested.
+        Arbitrary<Object> inner = Arbitraries.maps(Arbitraries.strings().ofMaxLength(8), scalar)
+                .ofMaxSize(Json.SMALL_OBJECT + 3)
+                .map(m -> (Object) new LinkedHashMap<>(m));
+        Arbitrary<Object> map = Arbitraries.maps(
+                        Arbitraries.strings().ofMaxLength(8), Arbitraries.oneOf(scalar, list, inner))
+                .ofMaxSize(Json.SMALL_OBJECT + 3)
                 .map(m -> (Object) new LinkedHashMap<>(m));
         return Arbitraries.oneOf(scalar, list, map);
     }
