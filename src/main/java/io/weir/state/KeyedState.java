@@ -303,12 +303,16 @@ public final class KeyedState {
                 .array();
     }
 
+    /** namespace, the key's length (4 bytes, big-endian), the key: one array, no buffer around it. */
     private byte[] prefix(byte[] namespace) {
-        return ByteBuffer.allocate(namespace.length + 4 + currentKey.length)
-                .put(namespace)
-                .putInt(currentKey.length)
-                .put(currentKey)
-                .array();
+        int n = namespace.length;
+        byte[] out = Arrays.copyOf(namespace, n + 4 + currentKey.length);
+        out[n] = (byte) (currentKey.length >>> 24);
+        out[n + 1] = (byte) (currentKey.length >>> 16);
+        out[n + 2] = (byte) (currentKey.length >>> 8);
+        out[n + 3] = (byte) currentKey.length;
+        System.arraycopy(currentKey, 0, out, n + 4, currentKey.length);
+        return out;
     }
 
     private static byte[] concat(byte[] a, byte[] b) {

@@ -52,6 +52,29 @@ class KeyedStateTest {
     }
 
     @Test
+    void aValueIsStoredUnderTheLayoutCheckpointsHoldNamespaceKeyLengthAndKey() {
+        // Checkpoints of earlier versions restore only if this layout stays: 0x01, the name's
+        // length and bytes, the key's length as 4 big-endian bytes, the key.
+        ValueState<Long> count = state.valueState("count", Serde.LONG);
+        byte[] key = new byte[300];
+        java.util.Arrays.fill(key, (byte) 'k');
+        state.setCurrentKey(key);
+        count.update(7L);
+        java.util.Iterator<Map.Entry<byte[], byte[]>> all = store.scan(new byte[] {0x01});
+        byte[] stored = all.next().getKey();
+        assertFalse(all.hasNext());
+        java.nio.ByteBuffer expected = java.nio.ByteBuffer.allocate(2 + 5 + 4 + 300)
+                .put((byte) 0x01)
+                .put((byte) 5)
+                .put("count".getBytes(UTF_8))
+                .putInt(300)
+                .put(key);
+        assertEquals(
+                java.util.HexFormat.of().formatHex(expected.array()),
+                java.util.HexFormat.of().formatHex(stored));
+    }
+
+    @Test
     void updatingToNullClearsTheValue() {
         ValueState<String> last = state.valueState("last", Serde.STRING);
         key("a");
