@@ -73,17 +73,17 @@ public final class Json {
                 Object[] values = new Object[SMALL_OBJECT];
                 int n = 0;
                 for (String name = p.nextFieldName(); name != null; name = p.nextFieldName()) {
-                    Object value = read(p, p.nextToken());
-                    if (n == SMALL_OBJECT) {
-                        return readLarge(p, names, values, name, value);
-                    }
+                    // Checked on the name's token, before its value is read: the offset is the name's.
                     for (int i = 0; i < n; i++) {
                         if (names[i].equals(name)) {
                             throw repeated(p, name);
                         }
                     }
+                    if (n == SMALL_OBJECT) {
+                        return readLarge(p, names, values, name);
+                    }
                     names[n] = name;
-                    values[n++] = value;
+                    values[n++] = read(p, p.nextToken());
                 }
                 return new Fields(names, values, n);
             }
@@ -118,18 +118,21 @@ public final class Json {
     /** Objects of up to this many fields decode into a {@link Fields}. */
     static final int SMALL_OBJECT = 8;
 
-    /** The rest of an object that outgrew {@link #SMALL_OBJECT}: its fields so far, then the next. */
-    private static Map<String, Object> readLarge(
-            JsonParser p, String[] names, Object[] values, String name, Object value) throws IOException {
+    /**
+     * The rest of an object that outgrew {@link #SMALL_OBJECT}: its fields so far, then the field
+     * {@code name} (whose token is current and which repeats none of them) and those after it.
+     */
+    private static Map<String, Object> readLarge(JsonParser p, String[] names, Object[] values, String name)
+            throws IOException {
         Map<String, Object> map = new LinkedHashMap<>();
         for (int i = 0; i < names.length; i++) {
             map.put(names[i], values[i]);
         }
-        for (; name != null; name = p.nextFieldName(), value = name == null ? null : read(p, p.nextToken())) {
-            // A value is never a Java null (JSON null is NullValue): a previous one means a repeat.
-            if (map.put(name, value) != null) {
+        for (; name != null; name = p.nextFieldName()) {
+            if (map.containsKey(name)) {
                 throw repeated(p, name);
             }
+            map.put(name, read(p, p.nextToken()));
         }
         return map;
     }
