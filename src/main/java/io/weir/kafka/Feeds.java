@@ -10,9 +10,11 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -90,6 +92,7 @@ final class Feeds {
         if (records.isEmpty()) {
             return;
         }
+        Set<Run> asked = null; // runs asked for their first barrier in this call
         for (TopicPartition tp : records.partitions()) {
             Feed feed = feeds.get(tp);
             if (feed == null) {
@@ -102,10 +105,15 @@ final class Feeds {
             for (ConsumerRecord<byte[], byte[]> r : rs) {
                 Record record = new Record(r.key(), r.value(), r.timestamp(), r.offset(), headers(r));
                 if (firstEpoch && (feed.firstEpochLeft == 0 || !feed.deferred.isEmpty())) {
-                    if (feed.run.held == null && !feed.run.firstBarrierAsked) {
-                        // No barrier is on its way (none was asked for before input arrived, or it
-                        // was skipped): the deferred records would wait up to an interval for one.
-                        feed.run.firstBarrierAsked = true;
+                    if (asked == null) {
+                        asked = new HashSet<>(2);
+                    }
+                    if (feed.run.held == null && asked.add(feed.run)) {
+                        // No barrier is held for the first input (none was asked for before input
+                        // arrived, or it was skipped): the deferred records would wait up to an
+                        // interval for one. Asked again at every poll that defers, in case the
+                        // coordinator's rules refused the last request; one pending request is
+                        // all it keeps, so a repeat adds no checkpoint.
                         feed.run.execution.checkpointSoon();
                     }
                     feed.deferred.addLast(record);

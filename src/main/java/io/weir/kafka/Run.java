@@ -28,8 +28,6 @@ final class Run {
     boolean injectedSinceStart;
     /** A first barrier waiting for the execution's first input. */
     HeldBarrier held;
-    /** Whether the first epoch filled up and the execution was asked for its first barrier. */
-    boolean firstBarrierAsked;
     /**
      * Set when the run ends while its restore runs; the restore thread then stops what it built.
      * Guarded by {@code this}, with {@link #restored}.
