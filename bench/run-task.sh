@@ -3,7 +3,7 @@
 # bench/src/io/weir/bench/TaskBench.java. A benchmark, not a test: it prints figures.
 #
 #   bench/run-task.sh                                        # the example job, RocksDB state, 2,500 users
-#   bench/run-task.sh bench/two-stage.yaml memory 10000
+#   bench/run-task.sh bench/two-stage.yaml memory 10000 0     # the first stage (0) of the two-stage job
 #
 # MVN_FLAGS=-o builds offline.
 set -euo pipefail

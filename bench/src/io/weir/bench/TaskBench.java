@@ -36,7 +36,7 @@ import java.util.function.Consumer;
  * so a change to the record path shows here without that noise.
  *
  * <pre>
- *   bench/run-task.sh [job.yaml] [memory|rocksdb] [users]   # default: the example job, rocksdb, 2,500
+ *   bench/run-task.sh [job.yaml] [memory|rocksdb] [users] [stage]   # default: the example job, rocksdb, 2,500, the last stage
  * </pre>
  */
 public final class TaskBench {
@@ -47,10 +47,11 @@ public final class TaskBench {
         Path job = Path.of(args.length > 0 ? args[0] : "config/examples/running-totals.yaml");
         boolean rocks = args.length < 2 || args[1].equals("rocksdb");
         int users = args.length > 2 ? Integer.parseInt(args[2]) : 2_500;
+        int stageIndex = args.length > 3 ? Integer.parseInt(args[3]) : -1; // default: the last stage
         Path dir = Files.createTempDirectory("weir-task-bench");
         WeirConfig config = new ConfigLoader().load(job, java.util.Map.of(), List.of("processing.state.dir=" + dir));
         List<Stage> stages = Jobs.settings(config, Plan.of(config)).stages();
-        Stage stage = stages.get(stages.size() - 1);
+        Stage stage = stages.get(stageIndex < 0 ? stages.size() - 1 : stageIndex);
         long[] sent = {0};
         EpochOutput dropped = new EpochOutput() {
             @Override
@@ -105,7 +106,7 @@ public final class TaskBench {
         }
         copiedBytes /= RECORDS;
         System.out.printf(
-                "task bench: %s, last stage %s, %s state, %,d users, %,d records per round%n",
+                "task bench: %s, stage %s, %s state, %,d users, %,d records per round%n",
                 job, stage.name(), rocks ? "rocksdb (write-back cache)" : "memory", users, RECORDS);
         // CPU time of this thread, not wall time: the machine is shared, and a preempted round would
         // count time the task did not use.
