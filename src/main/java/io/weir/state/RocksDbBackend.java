@@ -57,8 +57,13 @@ public final class RocksDbBackend implements StateBackend {
     private boolean closed;
     private final BloomFilter filter;
     private final Options options;
-    /** Hot keys kept on the heap per task (about 100 bytes each): see {@link WriteBackCache}. */
-    static final int CACHED_KEYS_PER_TASK = 10_000;
+    /**
+     * The least any open task's write-back cache may hold however many tasks share the budget
+     * ({@link RocksDbSettings#heapCacheBytes}): about 1,500 small entries.
+     */
+    static final long MIN_CACHE_BYTES_PER_TASK = 256 << 10;
+
+    private final long heapCacheBytes;
 
     private final Map<String, RocksDbStateStore> open = new ConcurrentHashMap<>();
     /** Tasks being opened: a standby copy in progress gives way to them. */
@@ -70,6 +75,7 @@ public final class RocksDbBackend implements StateBackend {
 
     public RocksDbBackend(Path root, RocksDbSettings settings) throws IOException {
         this.root = Files.createDirectories(root);
+        this.heapCacheBytes = settings.heapCacheBytes();
         this.cache = new LRUCache(settings.blockCacheBytes());
         this.filter = new BloomFilter(10);
         this.options = new Options()
@@ -149,7 +155,9 @@ public final class RocksDbBackend implements StateBackend {
         if (migrate) {
             migrate(store, from, generation, snapshots);
         }
-        return new WriteBackCache(store, CACHED_KEYS_PER_TASK);
+        // The open tasks share the budget: a task opened later makes every cache's share smaller.
+        return new WriteBackCache(
+                store, () -> Math.max(MIN_CACHE_BYTES_PER_TASK, heapCacheBytes / Math.max(1, open.size())));
     }
 
     private static void migrate(StateStore into, RestorePoint from, String generation, SnapshotStore snapshots)

@@ -1,10 +1,12 @@
 package io.weir.state;
 
 /**
- * Memory given to RocksDB: the block cache, shared by every task of the instance, and the write
- * buffer (memtable) of each task, in bytes.
+ * Memory for RocksDB state: the block cache, shared by every task of the instance, and the write
+ * buffer (memtable) of each task, in bytes (native memory); and the heap the tasks' write-back
+ * caches share ({@link WriteBackCache}: hot keys read and written without crossing JNI), by
+ * default a tenth of the JVM's maximum heap.
  */
-public record RocksDbSettings(long blockCacheBytes, long writeBufferBytes) {
+public record RocksDbSettings(long blockCacheBytes, long writeBufferBytes, long heapCacheBytes) {
     public RocksDbSettings {
         if (blockCacheBytes <= 0) {
             throw new IllegalArgumentException("rocksdb block cache must be positive, was " + blockCacheBytes);
@@ -12,5 +14,12 @@ public record RocksDbSettings(long blockCacheBytes, long writeBufferBytes) {
         if (writeBufferBytes <= 0) {
             throw new IllegalArgumentException("rocksdb write buffer must be positive, was " + writeBufferBytes);
         }
+        if (heapCacheBytes <= 0) {
+            throw new IllegalArgumentException("the write-back caches' heap must be positive, was " + heapCacheBytes);
+        }
+    }
+
+    public RocksDbSettings(long blockCacheBytes, long writeBufferBytes) {
+        this(blockCacheBytes, writeBufferBytes, Runtime.getRuntime().maxMemory() / 10);
     }
 }

@@ -15,7 +15,8 @@ import java.util.TreeSet;
  * the spirit of Kafka Streams' record cache: reads of hot keys and repeated writes to them stay on
  * the heap instead of crossing JNI for every record. A running aggregate reads and writes the same
  * few thousand keys per task over and over; this turns two native calls per record into two hash
- * lookups, and many writes of a key between checkpoints into one.
+ * lookups, and many writes of a key between checkpoints into one. Its size is a budget in bytes
+ * that the backend shares among the tasks it has open (least recently used entries go first).
  *
  * <p>Correctness: dirty entries reach the inner store before anything that must see them — the
  * synchronous part of a snapshot (so checkpoint n holds every write before barrier n), a scan of a
@@ -38,7 +39,19 @@ final class WriteBackCache implements StateStore {
         }
     }
 
+    /** What an entry costs beyond its key and value bytes: the map's entry, the key wrapper, headers. */
+    static final int ENTRY_OVERHEAD = 160;
+
+    /** New entries between two looks at the limit, which changes as the backend opens and closes tasks. */
+    private static final int LIMIT_EVERY = 256;
+
     private final RocksDbStateStore inner;
+    private final java.util.function.LongSupplier maxBytes;
+    /** What the entries cost, by {@link #cost}. */
+    private long bytes;
+
+    private long limit;
+    private int untilLimit;
     /**
      * The dirty keys, sorted, so that a scan writes through the dirty entries under its prefix
      * only. A key enters once per checkpoint however often it is written: its entry's flag says it
@@ -48,21 +61,45 @@ final class WriteBackCache implements StateStore {
 
     private final LinkedHashMap<Bytes, Entry> entries;
 
-    WriteBackCache(RocksDbStateStore inner, int capacity) {
+    /**
+     * @param maxBytes what the entries may cost at most (by {@link #cost}), asked every few hundred
+     *     new entries: the backend shares one budget among the tasks it has open
+     */
+    WriteBackCache(RocksDbStateStore inner, java.util.function.LongSupplier maxBytes) {
         this.inner = inner;
-        this.entries = new LinkedHashMap<>(Math.min(capacity, 1 << 16) * 2, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<Bytes, Entry> eldest) {
-                if (size() <= capacity) {
-                    return false;
-                }
-                if (eldest.getValue().dirty) {
-                    dirty.remove(eldest.getKey());
-                    writeThrough(eldest.getKey(), eldest.getValue());
-                }
-                return true;
+        this.maxBytes = maxBytes;
+        this.entries = new LinkedHashMap<>(1024, 0.75f, true);
+    }
+
+    /** What an entry costs against the budget. */
+    static long cost(byte[] key, byte[] value) {
+        return key.length + value.length + ENTRY_OVERHEAD;
+    }
+
+    /** What the entries cost now; for tests. */
+    long bytes() {
+        return bytes;
+    }
+
+    /** Evicts the least recently used entries (a dirty one written through) until within the budget. */
+    private void evictBeyondLimit() {
+        if (--untilLimit <= 0) {
+            untilLimit = LIMIT_EVERY;
+            limit = maxBytes.getAsLong();
+        }
+        if (bytes <= limit) {
+            return;
+        }
+        for (Iterator<Map.Entry<Bytes, Entry>> it = entries.entrySet().iterator(); bytes > limit && it.hasNext(); ) {
+            Map.Entry<Bytes, Entry> eldest = it.next();
+            Entry e = eldest.getValue();
+            if (e.dirty) {
+                dirty.remove(eldest.getKey());
+                writeThrough(eldest.getKey(), e);
             }
-        };
+            bytes -= cost(eldest.getKey().array(), e.value);
+            it.remove();
+        }
     }
 
     /** The store behind the cache; for tests. */
@@ -76,7 +113,10 @@ final class WriteBackCache implements StateStore {
         Entry e = entries.get(new Bytes(key));
         if (e == null) {
             byte[] v = inner.get(key);
-            entries.put(new Bytes(key.clone()), new Entry(v == null ? DELETED : v.clone()));
+            byte[] cached = v == null ? DELETED : v.clone();
+            entries.put(new Bytes(key.clone()), new Entry(cached));
+            bytes += cost(key, cached);
+            evictBeyondLimit();
             return v;
         }
         return e.value == DELETED ? null : e.value.clone();
@@ -105,13 +145,16 @@ final class WriteBackCache implements StateStore {
             e.dirty = true;
             dirty.add(k);
             entries.put(k, e);
+            bytes += cost(key, value);
         } else {
+            bytes += value.length - e.value.length;
             e.value = value;
             if (!e.dirty) {
                 e.dirty = true;
                 dirty.add(new Bytes(key.clone()));
             }
         }
+        evictBeyondLimit();
     }
 
     @Override
@@ -173,6 +216,7 @@ final class WriteBackCache implements StateStore {
     public void close() {
         entries.clear();
         dirty.clear();
+        bytes = 0;
         inner.close();
     }
 

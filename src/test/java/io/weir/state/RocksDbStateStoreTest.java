@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 class RocksDbStateStoreTest extends StateStoreContract {
     @Override
     StateBackend newBackend(Path root) throws IOException {
-        return new RocksDbBackend(root, new RocksDbSettings(8 << 20, 4 << 20));
+        // A small heap cache (about 3,900 entries of 100 bytes), so that tests reach RocksDB itself.
+        return new RocksDbBackend(root, new RocksDbSettings(8 << 20, 4 << 20, 1 << 20));
     }
 
     @Test
@@ -123,13 +124,15 @@ class RocksDbStateStoreTest extends StateStoreContract {
 
     @Test
     void theSharedBlockCacheCountsItsHitsAndMisses() throws IOException {
-        try (RocksDbBackend rocks = (RocksDbBackend) newBackend(dir.resolve("cache"));
+        long heapCache = 1 << 20;
+        try (RocksDbBackend rocks =
+                        new RocksDbBackend(dir.resolve("cache"), new RocksDbSettings(8 << 20, 4 << 20, heapCache));
                 StateStore s = rocks.open(TASK, "g1", null, snapshots)) {
             RocksDbBackend.BlockCacheCounts before = rocks.blockCache().orElseThrow();
             assertEquals(0, before.hits() + before.misses(), before.toString());
             // More keys than the write-back cache keeps on the heap, flushed to an SST file, then read
             // back: the reads that reach RocksDB look up its blocks in the block cache.
-            int keys = RocksDbBackend.CACHED_KEYS_PER_TASK * 3;
+            int keys = (int) (3 * heapCache / WriteBackCache.cost(new byte[10], new byte[100]));
             for (int i = 0; i < keys; i++) {
                 s.put(("key-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
             }

@@ -3,6 +3,7 @@ package io.weir.state;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -34,7 +35,7 @@ class WriteBackCacheTest {
             StateStore inner = backend.open("t-0", "g", null, new FileSnapshotStore(dir.resolve("snapshots")));
             // Reach past the backend's cache to one of two entries, so eviction happens all the time.
             RocksDbStateStore rocks = (RocksDbStateStore) ((WriteBackCache) inner).inner();
-            WriteBackCache cache = new WriteBackCache(rocks, 2);
+            WriteBackCache cache = new WriteBackCache(rocks, () -> 2 * WriteBackCache.cost(b("a0"), b("v0")));
             for (int i = 0; i < 10; i++) {
                 cache.put(b("a" + i), b("v" + i));
             }
@@ -51,6 +52,27 @@ class WriteBackCacheTest {
             assertArrayEquals(b("v5"), cache.get(b("a5")), "a caller changing what it read changes nothing");
             cache.snapshot(1); // the synchronous part writes every dirty entry through first
             assertEquals(9, keys(rocks.scan(b("a"))).size());
+        }
+    }
+
+    @Test
+    void theOpenTasksShareTheBudgetAndACacheShrinksToItsShareWhenAnotherTaskOpens() throws Exception {
+        long budget = 4L << 20;
+        try (RocksDbBackend backend = new RocksDbBackend(dir, new RocksDbSettings(8 << 20, 4 << 20, budget))) {
+            WriteBackCache first =
+                    (WriteBackCache) backend.open("t-0", "g", null, new FileSnapshotStore(dir.resolve("snapshots")));
+            byte[] value = new byte[1000];
+            for (int i = 0; i < 10_000; i++) {
+                first.put(b("k" + i), value);
+            }
+            assertTrue(first.bytes() <= budget, first.bytes() + " bytes cached");
+            assertTrue(first.bytes() > budget / 2, "alone, a task has the whole budget: " + first.bytes());
+            backend.open("t-1", "g", null, new FileSnapshotStore(dir.resolve("snapshots")));
+            for (int i = 0; i < 1_000; i++) {
+                first.get(b("k" + i)); // new entries: the cache looks at its share again
+            }
+            assertTrue(first.bytes() <= budget / 2, "two tasks open: " + first.bytes() + " bytes cached");
+            assertArrayEquals(value, first.get(b("k9999")), "what was evicted reads back from RocksDB");
         }
     }
 }
