@@ -2,17 +2,12 @@ package io.weir.operators;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.exc.InputCoercionException;
 import dev.cel.common.values.CelByteString;
 import dev.cel.common.values.NullValue;
 import io.weir.dataflow.BadRecordException;
 import java.io.IOException;
 import java.math.BigInteger;
-import java.util.ArrayList;
 import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -24,14 +19,10 @@ import java.util.Map;
  * appears inside a value).
  *
  * <p>Decoding is strict: one JSON document per record (trailing text is an error), no repeated
- * field names, integers within 64 bits. Such a record goes to the dead-letter topic rather than
- * being read one way here and another way by the next consumer.
+ * field names, integers within 64 bits, well-formed UTF-8 ({@link JsonDecoder}). Such a record goes
+ * to the dead-letter topic rather than being read one way here and another way by the next consumer.
  */
 public final class Json {
-    /**
-     * Repeated field names are refused in {@link #read}, by the map itself: the parser's own
-     * detection (StreamReadFeature.STRICT_DUPLICATE_DETECTION) kept a HashSet of names per object.
-     */
     private static final JsonFactory FACTORY = JsonFactory.builder().build();
 
     private Json() {}
@@ -41,106 +32,11 @@ public final class Json {
         if (bytes == null) {
             throw new BadRecordException("value is null (a tombstone), expected a JSON document");
         }
-        try (JsonParser p = FACTORY.createParser(bytes)) {
-            JsonToken first = p.nextToken();
-            if (first == null) {
-                throw new BadRecordException("value is empty, expected a JSON document");
-            }
-            Object value = read(p, first);
-            JsonToken trailing;
-            try {
-                trailing = p.nextToken();
-            } catch (IOException e) {
-                trailing = JsonToken.NOT_AVAILABLE;
-            }
-            if (trailing != null) {
-                throw new BadRecordException("value is not one JSON document: more text follows it at offset "
-                        + p.currentLocation().getByteOffset());
-            }
-            return value;
-        } catch (InputCoercionException e) {
-            throw new BadRecordException("value is not valid JSON: " + firstLine(e.getOriginalMessage()), e);
-        } catch (IOException e) {
-            throw new BadRecordException("value is not valid JSON: " + firstLine(e.getMessage()), e);
-        }
-    }
-
-    private static Object read(JsonParser p, JsonToken t) throws IOException {
-        switch (t) {
-            case START_OBJECT: {
-                // Up to SMALL_OBJECT fields in two arrays (Fields), beyond that a LinkedHashMap.
-                String[] names = new String[SMALL_OBJECT];
-                Object[] values = new Object[SMALL_OBJECT];
-                int n = 0;
-                for (String name = p.nextFieldName(); name != null; name = p.nextFieldName()) {
-                    // Checked on the name's token, before its value is read: the offset is the name's.
-                    for (int i = 0; i < n; i++) {
-                        if (names[i].equals(name)) {
-                            throw repeated(p, name);
-                        }
-                    }
-                    if (n == SMALL_OBJECT) {
-                        return readLarge(p, names, values, name);
-                    }
-                    names[n] = name;
-                    values[n++] = read(p, p.nextToken());
-                }
-                return new Fields(names, values, n);
-            }
-            case START_ARRAY: {
-                List<Object> list = new ArrayList<>();
-                for (JsonToken next = p.nextToken(); next != JsonToken.END_ARRAY; next = p.nextToken()) {
-                    list.add(read(p, next));
-                }
-                return list;
-            }
-            case VALUE_STRING:
-                return p.getText();
-            case VALUE_NUMBER_INT:
-                if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-                    throw new BadRecordException("value has an integer beyond 64 bits: " + abbreviate(p.getText())
-                            + " at offset " + p.currentTokenLocation().getByteOffset());
-                }
-                return p.getLongValue();
-            case VALUE_NUMBER_FLOAT:
-                return p.getDoubleValue();
-            case VALUE_TRUE:
-                return Boolean.TRUE;
-            case VALUE_FALSE:
-                return Boolean.FALSE;
-            case VALUE_NULL:
-                return NullValue.NULL_VALUE;
-            default:
-                throw new BadRecordException("value is not valid JSON: unexpected " + t);
-        }
+        return JsonDecoder.decode(bytes);
     }
 
     /** Objects of up to this many fields decode into a {@link Fields}. */
     static final int SMALL_OBJECT = 8;
-
-    /**
-     * The rest of an object that outgrew {@link #SMALL_OBJECT}: its fields so far, then the field
-     * {@code name} (whose token is current and which repeats none of them) and those after it.
-     */
-    private static Map<String, Object> readLarge(JsonParser p, String[] names, Object[] values, String name)
-            throws IOException {
-        Map<String, Object> map = new LinkedHashMap<>();
-        for (int i = 0; i < names.length; i++) {
-            map.put(names[i], values[i]);
-        }
-        for (; name != null; name = p.nextFieldName()) {
-            if (map.containsKey(name)) {
-                throw repeated(p, name);
-            }
-            map.put(name, read(p, p.nextToken()));
-        }
-        return map;
-    }
-
-    private static BadRecordException repeated(JsonParser p, String name) {
-        return new BadRecordException("value is not valid JSON: Duplicate field '" + abbreviate(name) + "' at offset "
-                + p.currentTokenLocation().getByteOffset());
-    }
 
     /** Encodes a value of the model (and plain Java values: null, Integer, byte[] as Base64). */
     public static byte[] encode(Object value) {
@@ -312,11 +208,6 @@ public final class Json {
     }
 
     private static String abbreviate(String text) {
-        return text.length() > 40 ? text.substring(0, 40) + "…" : text;
-    }
-
-    private static String firstLine(String s) {
-        int nl = s == null ? -1 : s.indexOf('\n');
-        return nl < 0 ? String.valueOf(s) : s.substring(0, nl);
+        return JsonDecoder.abbreviate(text);
     }
 }
