@@ -31,7 +31,8 @@ import java.util.function.Consumer;
 /**
  * The worker's own cost per record, without Kafka: one real {@link Task} of a job's last stage
  * (decode, operators, state through the write-back cache into RocksDB, encode) on this thread,
- * fed orders like the generator's through its channel, its sends counted and dropped. The figure
+ * fed orders like the generator's through its channel, its sends counted and dropped, the cache
+ * written through every {@value #CHECKPOINT_EVERY} records as at a checkpoint. The figure
  * leaves out what the throughput bench adds around it (the source loop, the producer, the broker),
  * so a change to the record path shows here without that noise.
  *
@@ -42,6 +43,11 @@ import java.util.function.Consumer;
 public final class TaskBench {
     private static final int RECORDS = 1 << 20;
     private static final int ROUNDS = 10;
+    /**
+     * Records between two checkpoints' first steps ({@link StateStore#prepareSnapshot}: the cache
+     * writes its dirty keys through), as a task of the throughput bench sees about once a second.
+     */
+    private static final int CHECKPOINT_EVERY = 1 << 17;
 
     public static void main(String[] args) throws Exception {
         Path job = Path.of(args.length > 0 ? args[0] : "config/examples/running-totals.yaml");
@@ -125,6 +131,9 @@ public final class TaskBench {
                     while (!channel.isEmpty()) {
                         task.run(512);
                     }
+                }
+                if ((i & (CHECKPOINT_EVERY - 1)) == CHECKPOINT_EVERY - 1) {
+                    store.prepareSnapshot();
                 }
             }
             while (!channel.isEmpty()) {

@@ -82,13 +82,13 @@ public final class KeyedState {
                 if (value == null) {
                     clear();
                 } else {
-                    store.put(storeKey(), serde.serialize(value));
+                    store.putPoint(storeKey(), serde.serialize(value));
                 }
             }
 
             @Override
             public void clear() {
-                store.delete(storeKey());
+                store.deletePoint(storeKey());
             }
         };
     }

@@ -134,7 +134,7 @@ final class RocksDbStateStore implements StateStore {
      * Writes many keys in one batch (a null value deletes its key): one write into the memtable
      * instead of a native call per key, as when the write-back cache writes its dirty keys through.
      */
-    void writeAll(Iterable<Map.Entry<byte[], byte[]>> entries) {
+    void writeAll(Iterable<? extends Map.Entry<byte[], byte[]>> entries) {
         ensureOpen();
         try (WriteBatch batch = new WriteBatch()) {
             for (Map.Entry<byte[], byte[]> e : entries) {

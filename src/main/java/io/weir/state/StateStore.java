@@ -18,6 +18,19 @@ public interface StateStore extends AutoCloseable {
     void delete(byte[] key);
 
     /**
+     * As {@link #put}, for a point key: one that no {@link #scan} prefix ever covers (a value
+     * state's). A cache keeps such keys out of the sorted index it needs for scans.
+     */
+    default void putPoint(byte[] key, byte[] value) {
+        put(key, value);
+    }
+
+    /** As {@link #delete}, for a point key (see {@link #putPoint}). */
+    default void deletePoint(byte[] key) {
+        delete(key);
+    }
+
+    /**
      * Entries whose key starts with {@code prefix}, in unsigned lexicographic key order. The store
      * must not be changed while the iterator is in use.
      */

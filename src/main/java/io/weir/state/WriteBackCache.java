@@ -1,6 +1,5 @@
 package io.weir.state;
 
-import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -29,13 +28,35 @@ final class WriteBackCache implements StateStore {
     /** A removed key whose removal has not reached the inner store yet. */
     private static final byte[] DELETED = new byte[0];
 
-    /** A cached value, and whether it still has to reach the inner store. */
-    private static final class Entry {
+    /**
+     * A cached value under its key, and whether it still has to reach the inner store; as a map
+     * entry it is what a flush hands to the store (a null value deletes).
+     */
+    private static final class Entry implements Map.Entry<byte[], byte[]> {
+        final Bytes key;
         byte[] value;
         boolean dirty;
+        /** In {@link #dirty}: written as a key a scan may cover. */
+        boolean sorted;
 
-        Entry(byte[] value) {
+        Entry(Bytes key, byte[] value) {
+            this.key = key;
             this.value = value;
+        }
+
+        @Override
+        public byte[] getKey() {
+            return key.array();
+        }
+
+        @Override
+        public byte[] getValue() {
+            return value == DELETED ? null : value;
+        }
+
+        @Override
+        public byte[] setValue(byte[] v) {
+            throw new UnsupportedOperationException();
         }
     }
 
@@ -53,11 +74,23 @@ final class WriteBackCache implements StateStore {
     private long limit;
     private int untilLimit;
     /**
-     * The dirty keys, sorted, so that a scan writes through the dirty entries under its prefix
-     * only. A key enters once per checkpoint however often it is written: its entry's flag says it
-     * is here already, which keeps the sorted set off the path of a hot key's repeated writes.
+     * The dirty keys a scan may cover, sorted, so that a scan writes through the dirty entries under
+     * its prefix only. A key enters once per checkpoint however often it is written: its entry's
+     * flag says it is here already, which keeps the sorted set off the path of a hot key's repeated
+     * writes.
      */
     private final NavigableSet<Bytes> dirty = new TreeSet<>();
+
+    /**
+     * The entries that became dirty as point keys ({@link #putPoint}: no scan covers them), in no
+     * order: with a large key space nearly every write dirties a new key, and a sorted set cost
+     * more than the rest of the record. One written through before the flush (evicted) is still
+     * listed, no longer dirty.
+     */
+    private final List<Entry> dirtyPoints = new ArrayList<>();
+
+    /** The entry of the last key read or written, which a value state writes right after reading. */
+    private Entry last;
 
     private final LinkedHashMap<Bytes, Entry> entries;
 
@@ -91,13 +124,19 @@ final class WriteBackCache implements StateStore {
             return;
         }
         for (Iterator<Map.Entry<Bytes, Entry>> it = entries.entrySet().iterator(); bytes > limit && it.hasNext(); ) {
-            Map.Entry<Bytes, Entry> eldest = it.next();
-            Entry e = eldest.getValue();
+            Entry e = it.next().getValue();
             if (e.dirty) {
-                dirty.remove(eldest.getKey());
-                writeThrough(eldest.getKey(), e);
+                if (e.sorted) {
+                    dirty.remove(e.key);
+                }
+                writeThrough(e);
+                e.dirty = false; // may still be in dirtyPoints: the flush skips it
+                e.sorted = false;
             }
-            bytes -= cost(eldest.getKey().array(), e.value);
+            bytes -= cost(e.key.array(), e.value);
+            if (e == last) {
+                last = null;
+            }
             it.remove();
         }
     }
@@ -110,16 +149,33 @@ final class WriteBackCache implements StateStore {
     @Override
     public byte[] get(byte[] key) {
         inner.ensureOpen(); // the backend may have closed the store under us
-        Entry e = entries.get(new Bytes(key));
+        Entry e = lookUp(key);
         if (e == null) {
             byte[] v = inner.get(key);
             byte[] cached = v == null ? DELETED : v.clone();
-            entries.put(new Bytes(key.clone()), new Entry(cached));
+            Bytes k = new Bytes(key.clone());
+            e = new Entry(k, cached);
+            entries.put(k, e);
             bytes += cost(key, cached);
+            last = e;
             evictBeyondLimit();
             return v;
         }
         return e.value == DELETED ? null : e.value.clone();
+    }
+
+    /**
+     * The cached entry of {@code key}, or null. The entry looked up last is tried first: a value
+     * state reads its key and writes it right after (with the same array, so mostly one compare).
+     */
+    private Entry lookUp(byte[] key) {
+        Entry e = last;
+        if (e != null && (e.key.array() == key || Arrays.equals(e.key.array(), key))) {
+            return e;
+        }
+        e = entries.get(new Bytes(key));
+        last = e;
+        return e;
     }
 
     @Override
@@ -128,31 +184,53 @@ final class WriteBackCache implements StateStore {
         if (value == null) {
             throw new IllegalArgumentException("state values must not be null; delete the key instead");
         }
-        write(key, value.clone());
+        write(key, value.clone(), true);
     }
 
     @Override
     public void delete(byte[] key) {
         inner.ensureOpen();
-        write(key, DELETED);
+        write(key, DELETED, true);
     }
 
-    private void write(byte[] key, byte[] value) {
-        Entry e = entries.get(new Bytes(key));
+    @Override
+    public void putPoint(byte[] key, byte[] value) {
+        inner.ensureOpen();
+        if (value == null) {
+            throw new IllegalArgumentException("state values must not be null; delete the key instead");
+        }
+        write(key, value.clone(), false);
+    }
+
+    @Override
+    public void deletePoint(byte[] key) {
+        inner.ensureOpen();
+        write(key, DELETED, false);
+    }
+
+    private void write(byte[] key, byte[] value, boolean scannable) {
+        Entry e = lookUp(key);
         if (e == null) {
-            Bytes k = new Bytes(key.clone());
-            e = new Entry(value);
-            e.dirty = true;
-            dirty.add(k);
-            entries.put(k, e);
+            e = new Entry(new Bytes(key.clone()), value);
+            entries.put(e.key, e);
             bytes += cost(key, value);
+            last = e;
         } else {
             bytes += value.length - e.value.length;
             e.value = value;
-            if (!e.dirty) {
-                e.dirty = true;
-                dirty.add(new Bytes(key.clone()));
+        }
+        if (!e.dirty) {
+            e.dirty = true;
+            if (scannable) {
+                e.sorted = true;
+                dirty.add(e.key);
+            } else {
+                e.sorted = false;
+                dirtyPoints.add(e);
             }
+        } else if (scannable && !e.sorted) {
+            e.sorted = true; // a point key scanned after all: also where scans look
+            dirty.add(e.key);
         }
         evictBeyondLimit();
     }
@@ -173,8 +251,9 @@ final class WriteBackCache implements StateStore {
                 break;
             }
             Entry e = entries.get(k);
-            writeThrough(k, e);
+            writeThrough(e);
             e.dirty = false;
+            e.sorted = false;
             it.remove();
         }
         return inner.scan(prefix, first);
@@ -216,29 +295,39 @@ final class WriteBackCache implements StateStore {
     public void close() {
         entries.clear();
         dirty.clear();
+        dirtyPoints.clear();
+        last = null;
         bytes = 0;
         inner.close();
     }
 
     private void flush() {
-        if (dirty.isEmpty()) {
+        if (dirty.isEmpty() && dirtyPoints.isEmpty()) {
             return;
         }
-        List<Map.Entry<byte[], byte[]>> batch = new ArrayList<>(dirty.size());
+        List<Entry> batch = new ArrayList<>(dirty.size() + dirtyPoints.size());
         for (Bytes k : dirty) {
-            Entry e = entries.get(k);
-            batch.add(new AbstractMap.SimpleImmutableEntry<>(k.array(), e.value == DELETED ? null : e.value));
-            e.dirty = false;
+            batch.add(entries.get(k));
+        }
+        for (Entry e : dirtyPoints) {
+            if (e.dirty && !e.sorted) { // else written through since, or listed above
+                batch.add(e);
+            }
         }
         inner.writeAll(batch);
+        for (Entry e : batch) {
+            e.dirty = false;
+            e.sorted = false;
+        }
         dirty.clear();
+        dirtyPoints.clear();
     }
 
-    private void writeThrough(Bytes key, Entry e) {
+    private void writeThrough(Entry e) {
         if (e.value == DELETED) {
-            inner.delete(key.array());
+            inner.delete(e.key.array());
         } else {
-            inner.put(key.array(), e.value);
+            inner.put(e.key.array(), e.value);
         }
     }
 

@@ -75,4 +75,43 @@ class WriteBackCacheTest {
             assertArrayEquals(value, first.get(b("k9999")), "what was evicted reads back from RocksDB");
         }
     }
+
+    @Test
+    void anEntryEvictedAsItIsWrittenLeavesNoStaleHandleBehind() throws Exception {
+        try (RocksDbBackend backend = new RocksDbBackend(dir, new RocksDbSettings(8 << 20, 4 << 20))) {
+            StateStore inner = backend.open("t-0", "g", null, new FileSnapshotStore(dir.resolve("snapshots")));
+            RocksDbStateStore rocks = (RocksDbStateStore) ((WriteBackCache) inner).inner();
+            // A budget smaller than one entry: each entry goes as soon as it is in.
+            WriteBackCache cache = new WriteBackCache(rocks, () -> 1);
+            cache.putPoint(b("a"), b("v1"));
+            cache.putPoint(b("a"), b("v2")); // the key looked up last, evicted meanwhile
+            assertNull(cache.get(b("b")));
+            assertArrayEquals(b("v2"), cache.get(b("a")));
+            assertArrayEquals(b("v2"), rocks.get(b("a")), "written through when evicted");
+            cache.deletePoint(b("a"));
+            assertNull(cache.get(b("b")));
+            assertNull(cache.get(b("a")));
+        }
+    }
+
+    @Test
+    void pointKeysReachTheStoreAtTheSnapshotAndScansStillSeeTheOthers() throws Exception {
+        try (RocksDbBackend backend = new RocksDbBackend(dir, new RocksDbSettings(8 << 20, 4 << 20))) {
+            StateStore inner = backend.open("t-0", "g", null, new FileSnapshotStore(dir.resolve("snapshots")));
+            RocksDbStateStore rocks = (RocksDbStateStore) ((WriteBackCache) inner).inner();
+            WriteBackCache cache = new WriteBackCache(rocks, () -> 1L << 20);
+            for (int i = 0; i < 100; i++) {
+                cache.putPoint(b("p" + i), b("v" + i));
+                cache.put(b("s" + i), b("w" + i));
+            }
+            cache.deletePoint(b("p7"));
+            assertEquals(100, keys(cache.scan(b("s"))).size(), "a scan writes the dirty keys it covers through");
+            assertEquals(100, keys(rocks.scan(b("s"))).size());
+            assertEquals(0, keys(rocks.scan(b("p"))).size(), "point keys stay cached until the snapshot");
+            cache.prepareSnapshot();
+            assertEquals(99, keys(rocks.scan(b("p"))).size());
+            assertNull(rocks.get(b("p7")));
+            assertArrayEquals(b("v42"), rocks.get(b("p42")));
+        }
+    }
 }
