@@ -180,35 +180,33 @@ final class WriteBackCache implements StateStore {
 
     @Override
     public void put(byte[] key, byte[] value) {
-        inner.ensureOpen();
-        if (value == null) {
-            throw new IllegalArgumentException("state values must not be null; delete the key instead");
-        }
-        write(key, value.clone(), true);
+        write(key, copyOf(value), true);
     }
 
     @Override
     public void delete(byte[] key) {
-        inner.ensureOpen();
         write(key, DELETED, true);
     }
 
     @Override
     public void putPoint(byte[] key, byte[] value) {
-        inner.ensureOpen();
-        if (value == null) {
-            throw new IllegalArgumentException("state values must not be null; delete the key instead");
-        }
-        write(key, value.clone(), false);
+        write(key, copyOf(value), false);
     }
 
     @Override
     public void deletePoint(byte[] key) {
-        inner.ensureOpen();
         write(key, DELETED, false);
     }
 
+    private static byte[] copyOf(byte[] value) {
+        if (value == null) {
+            throw new IllegalArgumentException("state values must not be null; delete the key instead");
+        }
+        return value.clone();
+    }
+
     private void write(byte[] key, byte[] value, boolean scannable) {
+        inner.ensureOpen();
         Entry e = lookUp(key);
         if (e == null) {
             e = new Entry(new Bytes(key.clone()), value);
