@@ -14,7 +14,8 @@ import java.util.Map;
  * hold the two side by side), with three differences: malformed UTF-8 (an overlong form, an encoded
  * surrogate, a missing continuation byte) is refused rather than read one way here and another way
  * elsewhere; text in UTF-16 or UTF-32 is not guessed from zero bytes; and a string or name has no
- * length limit of its own (a record's size bounds it).
+ * length limit of its own (Jackson's are 20,000,000 and 50,000 characters; a record's size bounds
+ * it).
  *
  * <p>Made for the record path: a Jackson parser per record (its context, buffers from a
  * thread-local pool and a child symbol table) cost about as much as reading the few fields of an
@@ -25,6 +26,12 @@ final class JsonDecoder {
     static final int MAX_DEPTH = 1000;
 
     static final int MAX_NUMBER_LENGTH = 1000;
+
+    static {
+        // Initialises every class a decode uses now, not possibly at the bottom of a deep first
+        // document, where a stack overflow inside a class's initialiser would break it for good.
+        decode("{\"a\":[1,-1.5e0,\"s\\u00e9\u00e9\",true,false,null,{}]}".getBytes(StandardCharsets.UTF_8));
+    }
 
     private final byte[] in;
     private int pos;
@@ -248,9 +255,14 @@ final class JsonDecoder {
             integer = false;
         }
         int length = pos - start;
-        if (length > MAX_NUMBER_LENGTH) {
-            throw invalid(
-                    "a number of " + length + " characters (at most " + MAX_NUMBER_LENGTH + ") at offset " + start);
+        int digits = 0; // as Jackson counts a number's length: its digits only
+        for (int i = start; i < pos; i++) {
+            if (in[i] >= '0' && in[i] <= '9') {
+                digits++;
+            }
+        }
+        if (digits > MAX_NUMBER_LENGTH) {
+            throw invalid("a number of " + digits + " digits (at most " + MAX_NUMBER_LENGTH + ") at offset " + start);
         }
         if (!integer) {
             return Double.parseDouble(new String(in, start, length, StandardCharsets.ISO_8859_1));

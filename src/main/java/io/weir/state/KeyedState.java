@@ -39,8 +39,22 @@ public final class KeyedState {
      */
     private final long[] scanFrom = {Long.MIN_VALUE, Long.MIN_VALUE};
 
+    /**
+     * The kind of state each name stands for. A value state's key is its namespace and the record's
+     * key, the very prefix a map state of the same name scans, and the store keeps a value state's
+     * keys out of what scans see ({@link StateStore#putPoint}): one name is one kind.
+     */
+    private final java.util.Map<String, String> kinds = new java.util.HashMap<>();
+
     public KeyedState(StateStore store) {
         this.store = store;
+    }
+
+    private void claim(String name, String kind) {
+        String before = kinds.putIfAbsent(name, kind);
+        if (before != null && !before.equals(kind)) {
+            throw new IllegalArgumentException("state '" + name + "' is a " + before + " already, not a " + kind);
+        }
     }
 
     public StateStore store() {
@@ -56,6 +70,7 @@ public final class KeyedState {
     }
 
     public <T> ValueState<T> valueState(String name, Serde<T> serde) {
+        claim(name, "value state");
         byte[] ns = namespace(name);
         return new ValueState<>() {
             /** The store key of the current key, kept while the current key stays (read, then update). */
@@ -94,6 +109,7 @@ public final class KeyedState {
     }
 
     public <K, V> MapState<K, V> mapState(String name, Serde<K> keys, Serde<V> values) {
+        claim(name, "map state");
         byte[] ns = namespace(name);
         return new MapState<>() {
             @Override
@@ -139,6 +155,7 @@ public final class KeyedState {
     }
 
     public <T> ListState<T> listState(String name, Serde<T> serde) {
+        claim(name, "list state");
         byte[] ns = namespace(name);
         return new ListState<>() {
             @Override

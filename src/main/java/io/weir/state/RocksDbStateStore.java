@@ -19,6 +19,7 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.Slice;
+import org.rocksdb.Status;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
@@ -184,6 +185,12 @@ final class RocksDbStateStore implements StateStore {
         try {
             db.flush(earlyFlush);
         } catch (RocksDBException e) {
+            if (e.getStatus() != null && e.getStatus().getCode() == Status.Code.TryAgain) {
+                // Writes are held back until earlier flushes finish: the barrier's flush waits for
+                // them anyway, and this one was only a head start.
+                LOG.debug("{}: no early flush, RocksDB is busy: {}", task, e.getMessage());
+                return;
+            }
             throw new IllegalStateException("flushing the state of " + task + " failed: " + e.getMessage(), e);
         }
     }

@@ -19,7 +19,7 @@ import java.util.TreeSet;
  *
  * <p>Correctness: dirty entries reach the inner store before anything that must see them — the
  * synchronous part of a snapshot (so checkpoint n holds every write before barrier n), a scan of a
- * prefix they fall under, and eviction. Entries lost on a crash were never in a checkpoint, so a
+ * prefix they fall under (point keys, {@link #putPoint}, are by contract under none), and eviction. Entries lost on a crash were never in a checkpoint, so a
  * restore never misses them. Values are copied in and out, as the other stores do.
  *
  * <p>Threading: the task thread only, like the store it wraps; completions pass straight through.
@@ -36,8 +36,10 @@ final class WriteBackCache implements StateStore {
         final Bytes key;
         byte[] value;
         boolean dirty;
-        /** In {@link #dirty}: written as a key a scan may cover. */
+        /** Dirty and in the sorted set {@link #dirty}: written as a key a scan may cover. */
         boolean sorted;
+        /** Dirty and at this index of {@link #dirtyPoints}, else -1. */
+        int listed = -1;
 
         Entry(Bytes key, byte[] value) {
             this.key = key;
@@ -82,10 +84,10 @@ final class WriteBackCache implements StateStore {
     private final NavigableSet<Bytes> dirty = new TreeSet<>();
 
     /**
-     * The entries that became dirty as point keys ({@link #putPoint}: no scan covers them), in no
-     * order: with a large key space nearly every write dirties a new key, and a sorted set cost
-     * more than the rest of the record. One written through before the flush (evicted) is still
-     * listed, no longer dirty.
+     * The dirty entries of point keys ({@link #putPoint}: no scan covers them), in no order: with a
+     * large key space nearly every write dirties a new key, and a sorted set cost more than the rest
+     * of the record. A dirty entry is here or in {@link #dirty}, never in both; one evicted leaves
+     * (swapped with the last), so the list never holds more than the cache.
      */
     private final List<Entry> dirtyPoints = new ArrayList<>();
 
@@ -128,10 +130,12 @@ final class WriteBackCache implements StateStore {
             if (e.dirty) {
                 if (e.sorted) {
                     dirty.remove(e.key);
+                    e.sorted = false;
+                } else {
+                    unlist(e);
                 }
                 writeThrough(e);
-                e.dirty = false; // may still be in dirtyPoints: the flush skips it
-                e.sorted = false;
+                e.dirty = false;
             }
             bytes -= cost(e.key.array(), e.value);
             if (e == last) {
@@ -166,11 +170,12 @@ final class WriteBackCache implements StateStore {
 
     /**
      * The cached entry of {@code key}, or null. The entry looked up last is tried first: a value
-     * state reads its key and writes it right after (with the same array, so mostly one compare).
+     * state reads its key and writes it right after, and one compare costs less than hashing the
+     * key and walking a large table again.
      */
     private Entry lookUp(byte[] key) {
         Entry e = last;
-        if (e != null && (e.key.array() == key || Arrays.equals(e.key.array(), key))) {
+        if (e != null && Arrays.equals(e.key.array(), key)) {
             return e;
         }
         e = entries.get(new Bytes(key));
@@ -223,11 +228,12 @@ final class WriteBackCache implements StateStore {
                 e.sorted = true;
                 dirty.add(e.key);
             } else {
-                e.sorted = false;
+                e.listed = dirtyPoints.size();
                 dirtyPoints.add(e);
             }
         } else if (scannable && !e.sorted) {
-            e.sorted = true; // a point key scanned after all: also where scans look
+            unlist(e); // a point key written as one a scan may cover: where scans look from now on
+            e.sorted = true;
             dirty.add(e.key);
         }
         evictBeyondLimit();
@@ -307,18 +313,35 @@ final class WriteBackCache implements StateStore {
         for (Bytes k : dirty) {
             batch.add(entries.get(k));
         }
-        for (Entry e : dirtyPoints) {
-            if (e.dirty && !e.sorted) { // else written through since, or listed above
-                batch.add(e);
-            }
-        }
+        batch.addAll(dirtyPoints);
         inner.writeAll(batch);
         for (Entry e : batch) {
             e.dirty = false;
             e.sorted = false;
+            e.listed = -1;
         }
         dirty.clear();
         dirtyPoints.clear();
+    }
+
+    /** Takes {@code e} out of {@link #dirtyPoints}, the last entry taking its place. */
+    private void unlist(Entry e) {
+        Entry moved = dirtyPoints.remove(dirtyPoints.size() - 1);
+        if (moved != e) {
+            dirtyPoints.set(e.listed, moved);
+            moved.listed = e.listed;
+        }
+        e.listed = -1;
+    }
+
+    /** Dirty entries listed as point keys; for tests. */
+    int listedDirtyPoints() {
+        return dirtyPoints.size();
+    }
+
+    /** Cached entries; for tests. */
+    int cachedEntries() {
+        return entries.size();
     }
 
     private void writeThrough(Entry e) {

@@ -122,10 +122,21 @@ class JsonDecoderProperties {
     }
 
     @Test
-    void refusesNumbersLongerThanJacksonAllows() {
+    void refusesNumbersLongerThanJacksonAllowsAndNoShorterOnes() {
         String digits = "1." + "5".repeat(JsonDecoder.MAX_NUMBER_LENGTH);
         assertThrows(BadRecordException.class, () -> jackson(digits.getBytes(StandardCharsets.UTF_8)));
         assertThrows(BadRecordException.class, () -> JsonDecoder.decode(digits.getBytes(StandardCharsets.UTF_8)));
+        // Jackson counts digits, not the sign, the point or the exponent's letter and sign.
+        int max = JsonDecoder.MAX_NUMBER_LENGTH;
+        for (String text : List.of(
+                "0." + "0".repeat(max - 1),
+                "0." + "0".repeat(max),
+                "-1." + "0".repeat(max - 1),
+                "-1." + "0".repeat(max - 3) + "e-1",
+                "-1." + "0".repeat(max - 2) + "E+1",
+                "[" + "1" + "0".repeat(max - 1) + "]")) {
+            sameAsJackson(text.getBytes(StandardCharsets.UTF_8));
+        }
     }
 
     @Property(tries = 3000)
@@ -288,7 +299,8 @@ class JsonDecoderProperties {
 
     private Arbitrary<String> containerText(Arbitrary<String> inner) {
         Arbitrary<String> space = Arbitraries.of("", "", " ", "\n ", "\t", "\r\n");
-        Arbitrary<String> name = Arbitraries.of("a", "b", "user", "amount", "\u00e9", "a\\u0062", "ab", "")
+        Arbitrary<String> name = Arbitraries.of(
+                        "a", "b", "user", "amount", "\u00e9", "a\\u0062", "ab", "", "c", "d", "e", "f", "g", "h", "i")
                 .map(n -> "\"" + n + "\"");
         Arbitrary<String> array = Combinators.combine(inner.list().ofMaxSize(4), space)
                 .as((items, s) -> "[" + s + String.join(s + "," + s, items) + s + "]");

@@ -344,4 +344,16 @@ class KeyedStateTest {
     void anOwnerNameMustFitInOneByteOfLength() {
         assertThrows(IllegalArgumentException.class, () -> state.timers("o".repeat(256)));
     }
+
+    @Test
+    void aStateNameIsOneKindOfState() {
+        KeyedState state = new KeyedState(new MemoryStateStore("t-0"));
+        state.valueState("totals", Serde.LONG);
+        state.valueState("totals", Serde.LONG); // asked again (an operator opened again): the same state
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> state.mapState("totals", Serde.STRING, Serde.LONG));
+        assertTrue(e.getMessage().contains("'totals' is a value state already"), e.getMessage());
+        state.mapState("seen", Serde.STRING, Serde.LONG);
+        assertThrows(IllegalArgumentException.class, () -> state.listState("seen", Serde.LONG));
+    }
 }

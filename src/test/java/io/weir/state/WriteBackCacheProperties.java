@@ -2,6 +2,7 @@ package io.weir.state;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -32,11 +33,15 @@ class WriteBackCacheProperties {
 
     sealed interface Op {}
 
-    /** Writes {@code value} (null: deletes) under key {@code key}: a point key or one scans cover. */
-    record Write(boolean point, int key, byte[] value) implements Op {
+    /**
+     * Writes {@code value} (null: deletes) under key {@code key}: a point key ({@code point}) or one
+     * scans cover; a point key written through {@code putPoint} or, as a key of another kind may be
+     * (a task's entries), through plain {@code put} ({@code asPoint} false).
+     */
+    record Write(boolean point, boolean asPoint, int key, byte[] value) implements Op {
         @Override
         public String toString() {
-            return (point ? "point " : "")
+            return (point ? asPoint ? "point " : "point via put " : "")
                     + (value == null ? "delete " + key : "put " + key + "=" + HEX.formatHex(value));
         }
     }
@@ -54,15 +59,15 @@ class WriteBackCacheProperties {
         try (RocksDbBackend backend = new RocksDbBackend(dir, new RocksDbSettings(8 << 20, 4 << 20))) {
             StateStore opened = backend.open("t-0", "g", null, new FileSnapshotStore(dir.resolve("snapshots")));
             RocksDbStateStore rocks = (RocksDbStateStore) ((WriteBackCache) opened).inner();
-            WriteBackCache cache =
-                    new WriteBackCache(rocks, () -> budgetEntries * WriteBackCache.cost(key(false, 0), new byte[2]));
+            long budget = budgetEntries * WriteBackCache.cost(key(false, 0), new byte[2]);
+            WriteBackCache cache = new WriteBackCache(rocks, () -> budget);
             TreeMap<String, byte[]> model = new TreeMap<>();
             long checkpoint = 0;
             for (Op op : ops) {
                 if (op instanceof Write w) {
                     byte[] k = key(w.point(), w.key());
                     if (w.value() == null) {
-                        if (w.point()) {
+                        if (w.point() && w.asPoint()) {
                             cache.deletePoint(k);
                         } else {
                             cache.delete(k);
@@ -70,7 +75,7 @@ class WriteBackCacheProperties {
                         model.remove(HEX.formatHex(k));
                     } else {
                         byte[] v = w.value().clone();
-                        if (w.point()) {
+                        if (w.point() && w.asPoint()) {
                             cache.putPoint(k, v);
                         } else {
                             cache.put(k, v);
@@ -97,7 +102,12 @@ class WriteBackCacheProperties {
                         cache.snapshot(++checkpoint);
                     }
                     assertEquals(render(model), render(rocks.scan(new byte[0])), "RocksDB after the snapshot");
+                    assertEquals(0, cache.listedDirtyPoints(), "nothing dirty after a snapshot");
                 }
+                assertTrue(cache.bytes() <= budget, () -> cache.bytes() + " bytes cached, budget " + budget);
+                assertTrue(
+                        cache.listedDirtyPoints() <= cache.cachedEntries(),
+                        () -> cache.listedDirtyPoints() + " dirty points listed, " + cache.cachedEntries() + " cached");
             }
             cache.snapshot(++checkpoint);
             assertEquals(render(model), render(rocks.scan(new byte[0])), "RocksDB at the end");
@@ -128,7 +138,8 @@ class WriteBackCacheProperties {
         Arbitrary<Integer> keys = Arbitraries.integers().between(0, 7);
         Arbitrary<byte[]> values =
                 Arbitraries.bytes().array(byte[].class).ofMinSize(1).ofMaxSize(3);
-        Arbitrary<Op> write = Combinators.combine(Arbitraries.of(true, false), keys, values.injectNull(0.2))
+        Arbitrary<Op> write = Combinators.combine(
+                        Arbitraries.of(true, false), Arbitraries.of(true, true, false), keys, values.injectNull(0.2))
                 .as(Write::new);
         Arbitrary<Op> read =
                 Combinators.combine(Arbitraries.of(true, false), keys).as(Read::new);

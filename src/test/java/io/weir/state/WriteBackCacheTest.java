@@ -114,4 +114,21 @@ class WriteBackCacheTest {
             assertArrayEquals(b("v42"), rocks.get(b("p42")));
         }
     }
+
+    @Test
+    void evictedPointKeysLeaveTheDirtyListSoItNeverOutgrowsTheCache() throws Exception {
+        try (RocksDbBackend backend = new RocksDbBackend(dir, new RocksDbSettings(8 << 20, 4 << 20))) {
+            StateStore inner = backend.open("t-0", "g", null, new FileSnapshotStore(dir.resolve("snapshots")));
+            RocksDbStateStore rocks = (RocksDbStateStore) ((WriteBackCache) inner).inner();
+            WriteBackCache cache = new WriteBackCache(rocks, () -> 10 * WriteBackCache.cost(b("k0000"), b("v0000")));
+            for (int i = 0; i < 10_000; i++) { // no snapshot: a barrier late in coming
+                cache.putPoint(b(String.format("k%04d", i)), b(String.format("v%04d", i)));
+            }
+            assertTrue(cache.cachedEntries() <= 10, cache.cachedEntries() + " cached");
+            assertTrue(cache.listedDirtyPoints() <= cache.cachedEntries(), cache.listedDirtyPoints() + " listed");
+            assertArrayEquals(b("v0042"), rocks.get(b("k0042")), "evicted ones were written through");
+            cache.snapshot(1);
+            assertEquals(10_000, keys(rocks.scan(b("k"))).size());
+        }
+    }
 }
