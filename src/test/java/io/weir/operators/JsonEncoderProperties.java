@@ -174,7 +174,8 @@ class JsonEncoderProperties {
 
     // How Json wrote values before JsonEncoder: a Jackson generator, default settings.
 
-    private static byte[] jackson(Object value) throws IOException {
+    /** What a fresh Jackson generator writes for {@code value}; also JsonProperties' reference. */
+    static byte[] jackson(Object value) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (JsonGenerator g = new JsonFactory().createGenerator(out)) {
             write(g, value);

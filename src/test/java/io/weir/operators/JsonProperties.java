@@ -5,11 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
 import dev.cel.common.values.NullValue;
 import io.weir.dataflow.BadRecordException;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -90,37 +87,6 @@ class JsonProperties {
     }
 
     private static byte[] fresh(Object value) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        try (JsonGenerator g = new JsonFactory().createGenerator(out)) {
-            write(g, value);
-        }
-        return out.toByteArray();
-    }
-
-    private static void write(JsonGenerator g, Object v) throws IOException {
-        if (v instanceof NullValue) {
-            g.writeNull();
-        } else if (v instanceof String s) {
-            g.writeString(s);
-        } else if (v instanceof Long l) {
-            g.writeNumber(l);
-        } else if (v instanceof Double d) {
-            g.writeNumber(d);
-        } else if (v instanceof Boolean b) {
-            g.writeBoolean(b);
-        } else if (v instanceof Map<?, ?> m) {
-            g.writeStartObject();
-            for (Map.Entry<?, ?> e : m.entrySet()) {
-                g.writeFieldName((String) e.getKey());
-                write(g, e.getValue());
-            }
-            g.writeEndObject();
-        } else {
-            g.writeStartArray();
-            for (Object item : (List<?>) v) {
-                write(g, item);
-            }
-            g.writeEndArray();
-        }
+        return JsonEncoderProperties.jackson(value);
     }
 }
