@@ -22,6 +22,12 @@ class WriteBackCacheTest {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
+    /** The RocksDB store of a task the backend opens, to put a cache of the test's own in front of. */
+    private RocksDbStateStore rocksOf(RocksDbBackend backend) throws Exception {
+        StateStore opened = backend.open("t-0", "g", null, new FileSnapshotStore(dir.resolve("snapshots")));
+        return (RocksDbStateStore) ((WriteBackCache) opened).inner();
+    }
+
     private static List<String> keys(Iterator<Map.Entry<byte[], byte[]>> it) {
         List<String> out = new ArrayList<>();
         it.forEachRemaining(e -> out.add(new String(e.getKey(), StandardCharsets.UTF_8) + "="
@@ -32,9 +38,8 @@ class WriteBackCacheTest {
     @Test
     void evictedDirtyEntriesAndDeletesReachTheStoreAndScansSeeEverything() throws Exception {
         try (RocksDbBackend backend = new RocksDbBackend(dir, new RocksDbSettings(8 << 20, 4 << 20))) {
-            StateStore inner = backend.open("t-0", "g", null, new FileSnapshotStore(dir.resolve("snapshots")));
             // Reach past the backend's cache to one of two entries, so eviction happens all the time.
-            RocksDbStateStore rocks = (RocksDbStateStore) ((WriteBackCache) inner).inner();
+            RocksDbStateStore rocks = rocksOf(backend);
             WriteBackCache cache = new WriteBackCache(rocks, () -> 2 * WriteBackCache.cost(b("a0"), b("v0")));
             for (int i = 0; i < 10; i++) {
                 cache.put(b("a" + i), b("v" + i));
@@ -79,8 +84,7 @@ class WriteBackCacheTest {
     @Test
     void anEntryEvictedAsItIsWrittenLeavesNoStaleHandleBehind() throws Exception {
         try (RocksDbBackend backend = new RocksDbBackend(dir, new RocksDbSettings(8 << 20, 4 << 20))) {
-            StateStore inner = backend.open("t-0", "g", null, new FileSnapshotStore(dir.resolve("snapshots")));
-            RocksDbStateStore rocks = (RocksDbStateStore) ((WriteBackCache) inner).inner();
+            RocksDbStateStore rocks = rocksOf(backend);
             // A budget smaller than one entry: each entry goes as soon as it is in.
             WriteBackCache cache = new WriteBackCache(rocks, () -> 1);
             cache.putPoint(b("a"), b("v1"));
@@ -97,8 +101,7 @@ class WriteBackCacheTest {
     @Test
     void pointKeysReachTheStoreAtTheSnapshotAndScansStillSeeTheOthers() throws Exception {
         try (RocksDbBackend backend = new RocksDbBackend(dir, new RocksDbSettings(8 << 20, 4 << 20))) {
-            StateStore inner = backend.open("t-0", "g", null, new FileSnapshotStore(dir.resolve("snapshots")));
-            RocksDbStateStore rocks = (RocksDbStateStore) ((WriteBackCache) inner).inner();
+            RocksDbStateStore rocks = rocksOf(backend);
             WriteBackCache cache = new WriteBackCache(rocks, () -> 1L << 20);
             for (int i = 0; i < 100; i++) {
                 cache.putPoint(b("p" + i), b("v" + i));
@@ -118,8 +121,7 @@ class WriteBackCacheTest {
     @Test
     void evictedPointKeysLeaveTheDirtyListSoItNeverOutgrowsTheCache() throws Exception {
         try (RocksDbBackend backend = new RocksDbBackend(dir, new RocksDbSettings(8 << 20, 4 << 20))) {
-            StateStore inner = backend.open("t-0", "g", null, new FileSnapshotStore(dir.resolve("snapshots")));
-            RocksDbStateStore rocks = (RocksDbStateStore) ((WriteBackCache) inner).inner();
+            RocksDbStateStore rocks = rocksOf(backend);
             WriteBackCache cache = new WriteBackCache(rocks, () -> 10 * WriteBackCache.cost(b("k0000"), b("v0000")));
             for (int i = 0; i < 10_000; i++) { // no snapshot: a barrier late in coming
                 cache.putPoint(b(String.format("k%04d", i)), b(String.format("v%04d", i)));
