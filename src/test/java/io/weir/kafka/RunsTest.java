@@ -1,0 +1,327 @@
+package io.weir.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weir.checkpoint.RestartStrategy;
+import io.weir.dataflow.Channel;
+import io.weir.element.InputPartition;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.FencedInstanceIdException;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The run lifecycle alone, on one thread: the restore runs inline and its hand-back to the loop is
+ * queued until the test runs it, the clock is the test's, so every step is deterministic.
+ */
+class RunsTest {
+    private static final String TOPIC = "orders";
+    private static final TopicPartition P0 = new TopicPartition(TOPIC, 0);
+    private static final TopicPartition P1 = new TopicPartition(TOPIC, 1);
+    private static final Duration DELAY = Duration.ofMillis(500);
+
+    private final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
+    private final Feeds feeds = new Feeds(consumer);
+    private final Queue<Runnable> toLoop = new ArrayDeque<>();
+    private final List<Fake> started = new ArrayList<>();
+    private final List<Throwable> failedOver = new ArrayList<>();
+    private final Map<InputPartition, Long> positions = new HashMap<>();
+    private long now = 1_000_000;
+    private RuntimeException restoreFailure;
+    private CompletableFuture<Void> drainOutcome = CompletableFuture.completedFuture(null);
+    private Runs runs;
+
+    /** An execution that records what the runs do with it. */
+    private final class Fake implements SourceLoop.Execution {
+        final Set<InputPartition> partitions;
+        final Map<InputPartition, Channel> channels = new HashMap<>();
+        boolean running;
+        boolean stopped;
+
+        Fake(Set<InputPartition> partitions) {
+            this.partitions = partitions;
+            partitions.forEach(ip -> channels.put(ip, new Channel(ip.partition(), ip.toString(), 16)));
+        }
+
+        @Override
+        public Map<InputPartition, Channel> channels() {
+            return channels;
+        }
+
+        @Override
+        public Map<InputPartition, Long> startPositions() {
+            return positions;
+        }
+
+        @Override
+        public void wake(InputPartition partition) {}
+
+        @Override
+        public void started() {
+            running = true;
+        }
+
+        @Override
+        public CompletableFuture<Void> drain() {
+            return drainOutcome;
+        }
+
+        @Override
+        public void stop() {
+            stopped = true;
+            running = false;
+        }
+    }
+
+    /** Runs each task at once on the caller's thread. */
+    private static final class Inline extends AbstractExecutorService {
+        private boolean shutdown;
+
+        @Override
+        public void execute(Runnable command) {
+            command.run();
+        }
+
+        @Override
+        public void shutdown() {
+            shutdown = true;
+        }
+
+        @Override
+        public List<Runnable> shutdownNow() {
+            shutdown = true;
+            return List.of();
+        }
+
+        @Override
+        public boolean isShutdown() {
+            return shutdown;
+        }
+
+        @Override
+        public boolean isTerminated() {
+            return shutdown;
+        }
+
+        @Override
+        public boolean awaitTermination(long timeout, TimeUnit unit) {
+            return true;
+        }
+    }
+
+    @BeforeEach
+    void setUp() {
+        consumer.updateBeginningOffsets(Map.of(P0, 0L, P1, 0L));
+        consumer.updateEndOffsets(Map.of(P0, 100L, P1, 100L));
+        runs = runs(new RestartStrategy.Settings(
+                RestartStrategy.Kind.FIXED_DELAY, DELAY, Duration.ZERO, Duration.ZERO, 1, 0, 2, 0, Duration.ZERO));
+        consumer.subscribe(List.of(TOPIC), runs);
+    }
+
+    private Runs runs(RestartStrategy.Settings restart) {
+        return new Runs(
+                consumer,
+                feeds,
+                new Lag(consumer, feeds, () -> now),
+                new SourceLoop.Lifecycle() {
+                    @Override
+                    public SourceLoop.Execution start(Set<InputPartition> partitions) {
+                        if (restoreFailure != null) {
+                            throw restoreFailure;
+                        }
+                        Fake e = new Fake(partitions);
+                        started.add(e);
+                        return e;
+                    }
+
+                    @Override
+                    public void failedOver(Throwable cause) {
+                        failedOver.add(cause);
+                    }
+                },
+                new RestartStrategy(restart, () -> 0.5),
+                false,
+                () -> now,
+                new Inline(),
+                toLoop::add);
+    }
+
+    private static InputPartition ip(TopicPartition tp) {
+        return new InputPartition(tp.topic(), tp.partition());
+    }
+
+    /** What the source loop does between polls: runs the commands the restore handed back. */
+    private void loopTurn() {
+        Runnable c;
+        while ((c = toLoop.poll()) != null) {
+            c.run();
+        }
+    }
+
+    private Fake last() {
+        return started.get(started.size() - 1);
+    }
+
+    @Test
+    void anAssignedRunIsInstalledOnlyOnTheLoopsTurnThenSeekedToItsRestoredPositionsAndResumed() {
+        positions.put(ip(P0), 42L); // P1 has no checkpoint: the reset (latest here) applies
+        consumer.rebalance(List.of(P0, P1));
+
+        assertEquals(1, started.size(), "restored (inline here)");
+        assertEquals(Set.of(P0, P1), consumer.paused(), "paused until installed");
+        assertFalse(last().running, "not installed before the loop's turn");
+        assertFalse(runs.ready());
+
+        loopTurn();
+        assertTrue(last().running);
+        assertEquals(42L, consumer.position(P0), "resumes at its restored position");
+        assertEquals(100L, consumer.position(P1), "no checkpoint: reset to the end");
+        assertEquals(Set.of(), consumer.paused());
+        assertTrue(runs.ready());
+        assertEquals(42L, feeds.nextOffset(P0), "fed from there");
+        assertEquals(consumer.groupMetadata(), runs.groupMetadata(), "the generation is published");
+    }
+
+    @Test
+    void aFailedRunWaitsItsRestartDelayOnTheClockAndIsRestoredAgain() {
+        consumer.rebalance(List.of(P0));
+        loopTurn();
+        Fake first = last();
+
+        runs.fail(first, new IllegalStateException("boom"));
+        assertTrue(first.stopped);
+        assertEquals(1, failedOver.size());
+        assertEquals(Set.of(P0), consumer.paused(), "paused while it waits");
+        assertNull(feeds.nextOffset(P0), "no longer fed");
+        assertFalse(runs.ready());
+
+        now += DELAY.toMillis() - 1;
+        runs.restartDue();
+        assertEquals(1, started.size(), "not before the delay is over");
+        now += 1;
+        runs.restartDue();
+        assertEquals(2, started.size(), "restored again once it is");
+        assertEquals(Set.of(ip(P0)), last().partitions);
+        loopTurn();
+        assertTrue(last().running);
+        assertTrue(runs.ready());
+
+        runs.fail(first, new IllegalStateException("late")); // the old execution's failure, reported late
+        assertEquals(1, failedOver.size(), "an execution that no longer runs fails nothing");
+        assertTrue(last().running);
+    }
+
+    @Test
+    void aRestoreThatFailsIsFailedOverNotInstalled() {
+        restoreFailure = new IllegalStateException("snapshot unreadable");
+        consumer.rebalance(List.of(P0));
+        loopTurn();
+        assertEquals(List.of(restoreFailure), failedOver);
+        assertEquals(Set.of(P0), consumer.paused());
+        assertFalse(runs.ready());
+
+        restoreFailure = null;
+        now += DELAY.toMillis();
+        runs.restartDue();
+        loopTurn();
+        assertTrue(last().running);
+        assertTrue(runs.ready());
+    }
+
+    @Test
+    void failuresNoRestartCanFixStopTheLoopAndSoDoesAStrategyThatGaveUp() {
+        consumer.rebalance(List.of(P0));
+        loopTurn();
+        SourceLoop.FatalException fenced = assertThrows(
+                SourceLoop.FatalException.class,
+                () -> runs.fail(last(), new KafkaException(new FencedInstanceIdException("fenced"))));
+        assertTrue(fenced.getMessage().contains("cannot go on"), fenced.getMessage());
+
+        // The strategy tolerates two failures in a row; a completed checkpoint starts the count over.
+        for (int i = 0; i < 2; i++) {
+            runs.fail(last(), new IllegalStateException("boom " + i));
+            now += DELAY.toMillis();
+            runs.restartDue();
+            loopTurn();
+        }
+        runs.progress();
+        for (int i = 0; i < 2; i++) {
+            runs.fail(last(), new IllegalStateException("again " + i));
+            now += DELAY.toMillis();
+            runs.restartDue();
+            loopTurn();
+        }
+        SourceLoop.FatalException gaveUp = assertThrows(
+                SourceLoop.FatalException.class, () -> runs.fail(last(), new IllegalStateException("third")));
+        assertTrue(gaveUp.getMessage().contains("gave up"), gaveUp.getMessage());
+    }
+
+    @Test
+    void aRevocationSplitsARunTheKeptPartitionsRestoreAgainAndTheRevokedStayAway() {
+        consumer.rebalance(List.of(P0, P1));
+        loopTurn();
+        Fake both = last();
+
+        consumer.rebalance(List.of(P1));
+        assertTrue(both.stopped, "the run holding the revoked partition ended in the callback");
+        assertEquals(Set.of(ip(P1)), last().partitions, "the kept partition restores as a run of its own");
+        loopTurn();
+        assertTrue(last().running);
+        assertNull(feeds.nextOffset(P0));
+        assertEquals(Set.of(P1), consumer.assignment());
+        assertTrue(runs.ready());
+    }
+
+    @Test
+    void aGracefulDrainEndsRunsStillWaitingAndDrainsTheRunningOnesEvenWhenTheirDrainFails() {
+        consumer.rebalance(List.of(P0));
+        loopTurn();
+        Fake running = last();
+        consumer.rebalance(List.of(P0, P1));
+        Fake notInstalled = last(); // restored, its hand-back not yet run by the loop
+        drainOutcome = CompletableFuture.failedFuture(new IllegalStateException("last checkpoint failed"));
+
+        List<CompletableFuture<Void>> drains = runs.drain();
+        assertEquals(1, drains.size(), "only the running run drains");
+        assertTrue(drains.get(0).isDone() && !drains.get(0).isCompletedExceptionally(), "a failed drain still ends");
+        assertTrue(notInstalled.stopped, "what was restored but not installed is stopped");
+        assertFalse(running.stopped, "the running one drains first");
+        loopTurn();
+        assertFalse(notInstalled.running, "never installed");
+
+        now += DELAY.toMillis();
+        runs.fail(running, new IllegalStateException("boom"));
+        now += DELAY.toMillis();
+        runs.restartDue();
+        assertEquals(2, started.size(), "nothing restarts while draining");
+        assertTrue(runs.draining());
+    }
+
+    @Test
+    void closingEndsEveryRun() {
+        consumer.rebalance(List.of(P0));
+        loopTurn();
+        Fake first = last();
+        runs.close();
+        assertTrue(first.stopped);
+        assertFalse(runs.ready());
+        assertTrue(runs.list().isEmpty());
+    }
+}
