@@ -32,13 +32,16 @@ import org.rocksdb.RocksDB;
  * updates as at a checkpoint's first step) against the baseline of the same store with the
  * smallest cache a task gets (~1,500 entries, so nearly every read and write crosses into RocksDB):
  * same RocksDB settings, same code path. Keys uniformly random over {@code keys} users; the default
- * cache is a tenth of the heap shared by the instance's tasks (here 200 MB for one task).
+ * cache is a tenth of the heap shared by the instance's tasks (here 200 MB for one task). The early
+ * flush of each preparation puts a small file into level 0 that spans the whole key space, so with
+ * a large key space compaction soon runs all the time: the baseline slows for the first ~10 s after
+ * the load (12 → 30–140 µs per update with 1,000,000 keys), hence the long warm-up.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
+@Warmup(iterations = 5, time = 3)
+@Measurement(iterations = 5, time = 3)
 @Fork(value = 1, jvmArgs = {"-Xmx2g", "-XX:+UseParallelGC"})
 public class StateBench {
     private static final int PREPARE_EVERY = 1 << 17;

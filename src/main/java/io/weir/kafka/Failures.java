@@ -1,5 +1,6 @@
 package io.weir.kafka;
 
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
@@ -18,6 +19,20 @@ final class Failures {
             if (c instanceof FencedInstanceIdException
                     || c instanceof TransactionalIdAuthorizationException
                     || c instanceof GroupAuthorizationException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether {@code t} is a commit that lost a race with a rebalance: the group moved to a new
+     * generation (another member joined or left) while a checkpoint's offsets were on their way
+     * with the old one. The transaction is aborted, but nothing is broken: the run restores at once.
+     */
+    static boolean lostToARebalance(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof CommitFailedException) {
                 return true;
             }
         }

@@ -35,6 +35,13 @@ import org.slf4j.LoggerFactory;
  */
 final class Runs implements ConsumerRebalanceListener {
     private static final Logger LOG = LoggerFactory.getLogger(Runs.class);
+    /**
+     * Commits lost to a rebalance ({@link Failures#lostToARebalance}) restored at once, without
+     * the restart strategy's delay, before one counts as an ordinary failure; a completed checkpoint
+     * starts the count over. A join or leave bumps the generation twice (cooperative: revoke, then
+     * assign), and each bump may catch a commit in flight.
+     */
+    static final int IMMEDIATE_RACES = 3;
 
     private final Consumer<byte[], byte[]> consumer;
     private final Feeds feeds;
@@ -61,6 +68,8 @@ final class Runs implements ConsumerRebalanceListener {
     private volatile ConsumerGroupMetadata groupMetadata;
     /** Set by a graceful stop: nothing new starts, and the consumer leaves the group when it closes. */
     private boolean draining;
+    /** Commits lost to a rebalance since the last completed checkpoint. */
+    private int racesInARow;
 
     Runs(
             Consumer<byte[], byte[]> consumer,
@@ -145,6 +154,7 @@ final class Runs implements ConsumerRebalanceListener {
     /** A checkpoint completed: failures in a row start over. */
     void progress() {
         restart.onProgress();
+        racesInARow = 0;
     }
 
     /** Restores the runs whose restart delay is over, as a new run of the same partitions. */
@@ -345,7 +355,9 @@ final class Runs implements ConsumerRebalanceListener {
             throw new SourceLoop.FatalException("cannot go on: " + cause + Failures.hint(cause), cause);
         }
         end(run);
-        Optional<Duration> delay = restart.onFailure(clock.getAsLong());
+        Optional<Duration> delay = Failures.lostToARebalance(cause) && racesInARow++ < IMMEDIATE_RACES
+                ? Optional.of(Duration.ZERO) // no fault: the next checkpoint commits with the new generation
+                : restart.onFailure(clock.getAsLong());
         if (delay.isEmpty()) {
             throw new SourceLoop.FatalException("restart strategy gave up after: " + cause, cause);
         }

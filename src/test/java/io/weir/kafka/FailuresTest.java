@@ -31,6 +31,15 @@ class FailuresTest {
     }
 
     @Test
+    void aCommitRejectedForAnOldGenerationIsARaceWithARebalanceAndNothingElseIs() {
+        assertTrue(Failures.lostToARebalance(new IllegalStateException(
+                "commit of checkpoint 42 failed",
+                new org.apache.kafka.clients.consumer.CommitFailedException("generation id is not valid"))));
+        assertFalse(Failures.lostToARebalance(new ProducerFencedException("x")));
+        assertFalse(Failures.lostToARebalance(new IllegalStateException("boom")));
+    }
+
+    @Test
     void aDuplicateInstanceIdIsExplained() {
         assertTrue(Failures.hint(new FencedInstanceIdException("x")).contains("give every instance its own"));
         assertEquals("", Failures.hint(new ProducerFencedException("x")));

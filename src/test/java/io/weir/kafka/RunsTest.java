@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
@@ -271,6 +272,37 @@ class RunsTest {
         SourceLoop.FatalException gaveUp = assertThrows(
                 SourceLoop.FatalException.class, () -> runs.fail(last(), new IllegalStateException("third")));
         assertTrue(gaveUp.getMessage().contains("gave up"), gaveUp.getMessage());
+    }
+
+    @Test
+    void aCommitLostToARebalanceRestoresAtOnceAFewTimesInARowThenWaitsLikeAnyFailure() {
+        consumer.rebalance(List.of(P0));
+        loopTurn();
+        CommitFailedException race = new CommitFailedException("Specified group generation id is not valid.");
+        for (int i = 0; i < Runs.IMMEDIATE_RACES; i++) {
+            runs.fail(last(), new IllegalStateException("commit of checkpoint " + i + " failed", race));
+            runs.restartDue(); // the clock has not moved
+            loopTurn();
+            assertTrue(last().running, "race " + i + ": restored at once");
+            assertEquals(i + 2, started.size());
+        }
+        runs.fail(last(), new IllegalStateException("commit failed", race));
+        runs.restartDue();
+        assertEquals(Runs.IMMEDIATE_RACES + 1, started.size(), "one race too many waits the restart delay");
+        now += DELAY.toMillis();
+        runs.restartDue();
+        loopTurn();
+        assertTrue(last().running);
+
+        runs.progress(); // a checkpoint completed: races count from zero again
+        runs.fail(last(), new IllegalStateException("commit failed", race));
+        runs.restartDue();
+        assertEquals(Runs.IMMEDIATE_RACES + 3, started.size(), "restored at once again");
+
+        loopTurn();
+        runs.fail(last(), new IllegalStateException("not a race"));
+        runs.restartDue();
+        assertEquals(Runs.IMMEDIATE_RACES + 3, started.size(), "any other failure waits its delay");
     }
 
     @Test
