@@ -18,6 +18,7 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -312,7 +313,7 @@ final class Runs implements ConsumerRebalanceListener {
             }
             for (TopicPartition tp : run.partitions) {
                 InputPartition ip = Run.input(tp);
-                feeds.add(tp, new Feeds.Feed(ip, execution.channels().get(ip), run, consumer.position(tp)));
+                feeds.add(tp, new Feeds.Feed(ip, execution.channels().get(ip), run, position(tp)));
             }
             if (!draining) {
                 consumer.resume(run.partitions);
@@ -326,6 +327,21 @@ final class Runs implements ConsumerRebalanceListener {
             failover(run, e);
         }
         updateReady();
+    }
+
+    /**
+     * The consumer's position of {@code tp}, which it may have to look up (after a seek to the
+     * beginning or end). The lookup throws a wakeup meant for the poll — another thread queued a
+     * command, which the loop runs after this one anyway — and must not fail the run over.
+     */
+    private long position(TopicPartition tp) {
+        while (true) {
+            try {
+                return consumer.position(tp);
+            } catch (WakeupException e) {
+                LOG.debug("position of {} interrupted by a wakeup for the poll; asking again", tp);
+            }
+        }
     }
 
     /** Ends {@code run}: stops its execution (or cancels its restore) and pauses its partitions. */

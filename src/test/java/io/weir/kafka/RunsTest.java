@@ -25,6 +25,7 @@ import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
+import org.apache.kafka.common.errors.WakeupException;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -38,7 +39,19 @@ class RunsTest {
     private static final TopicPartition P1 = new TopicPartition(TOPIC, 1);
     private static final Duration DELAY = Duration.ofMillis(500);
 
-    private final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
+    /** Wakeups the consumer's next position lookups throw, as KafkaConsumer does when another thread woke it. */
+    private int wakeups;
+
+    private final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest") {
+        @Override
+        public synchronized long position(TopicPartition tp) {
+            if (wakeups > 0) {
+                wakeups--;
+                throw new WakeupException();
+            }
+            return super.position(tp);
+        }
+    };
     private final Feeds feeds = new Feeds(consumer);
     private final Queue<Runnable> toLoop = new ArrayDeque<>();
     private final List<Fake> started = new ArrayList<>();
@@ -198,6 +211,17 @@ class RunsTest {
         assertTrue(runs.ready());
         assertEquals(42L, feeds.nextOffset(P0), "fed from there");
         assertEquals(consumer.groupMetadata(), runs.groupMetadata(), "the generation is published");
+    }
+
+    @Test
+    void aWakeupForThePollWhileARunIsInstalledDoesNotFailItOver() {
+        consumer.rebalance(List.of(P0, P1));
+        wakeups = 2; // e.g. a coordinator asked for a barrier while the loop installs the run
+        loopTurn();
+        assertTrue(last().running, "installed");
+        assertEquals(List.of(), failedOver);
+        assertEquals(100L, consumer.position(P0));
+        assertTrue(runs.ready());
     }
 
     @Test
