@@ -34,9 +34,10 @@ import java.util.stream.Stream;
  * that restored state has every key it should.
  *
  * <p>Run: {@code bench/state-snapshot.sh [keys=10000000] [rounds=20] [change=0.01] [dir=/tmp/weir-bench]
- * [prepare=alternate|always|never]}: with alternate, every other checkpoint is prepared the way a
- * task prepares it ({@code StateStore.prepareSnapshot()} a quarter of the interval before the
- * barrier; here after 3/4 of the round's changes), so both pauses are measured in the same run.
+ * [prepare=alternate|always|never] [lead=fraction]}: with alternate, every other checkpoint is
+ * prepared the way a task prepares it ({@code StateStore.prepareSnapshot()} ahead of the barrier by
+ * {@code TaskEnvironment.prepareSnapshotAfter}'s lead; here with that share of the round's changes
+ * still to come, or {@code lead}'s), so both pauses are measured in the same run.
  */
 public final class StateSnapshotBench {
     private static final Serde<byte[]> RAW = new Serde<>() {
@@ -56,6 +57,10 @@ public final class StateSnapshotBench {
         int rounds = Integer.parseInt(arg(args, "rounds", "20"));
         double change = Double.parseDouble(arg(args, "change", "0.01"));
         String prepareMode = arg(args, "prepare", "alternate");
+        // The share of a round's changes made after the preparation: by default what a task's rule
+        // leaves with 1 s checkpoints (TaskEnvironment.prepareSnapshotAfter).
+        double lead = Double.parseDouble(arg(args, "lead",
+                Double.toString(1 - io.weir.dataflow.TaskEnvironment.prepareSnapshotAfter(1000) / 1000.0)));
         Path dir = Path.of(arg(args, "dir", "/tmp/weir-bench"));
         deleteTree(dir);
         Files.createDirectories(dir);
@@ -108,7 +113,7 @@ public final class StateSnapshotBench {
                         long changes = (long) (keys * change);
                         boolean prepare = prepares(prepareMode, id + 1);
                         for (long c = 0; c < changes; c++) {
-                            if (prepare && c == changes * 3 / 4) {
+                            if (prepare && c == (long) (changes * (1 - lead))) {
                                 // What a task does a quarter of the interval before the next barrier.
                                 store.prepareSnapshot();
                             }
@@ -151,7 +156,7 @@ public final class StateSnapshotBench {
                         check(local, keys);
                         summary(keys, stateBytes, fullBytes, syncMillis, asyncSeconds, incremental, fromKafka,
                                 localRecovery, change);
-                        pauses("prepared (store.prepareSnapshot() after 3/4 of the round's changes)",
+                        pauses(String.format("prepared (store.prepareSnapshot() with %.1f %% of the round's changes left)", 100 * lead),
                                 preparedSyncMillis);
                     }
                 }

@@ -69,10 +69,10 @@ class TaskPrepareSnapshotTest {
     }
 
     @Test
-    void theStoreIsPreparedOnceAQuarterIntervalBeforeEachBarrierIsDue() throws Exception {
+    void theStoreIsPreparedOnceAnEighthOfTheIntervalBeforeEachBarrierIsDue() throws Exception {
         long interval = 1_000;
-        assertEquals(750, TaskEnvironment.prepareSnapshotAfter(interval));
-        assertEquals(58_000, TaskEnvironment.prepareSnapshotAfter(60_000), "the lead is at most 2 s");
+        assertEquals(875, TaskEnvironment.prepareSnapshotAfter(interval));
+        assertEquals(59_000, TaskEnvironment.prepareSnapshotAfter(60_000), "the lead is at most 1 s");
 
         FakeClock clock = new FakeClock();
         RecordingEpochOutputs outputs = new RecordingEpochOutputs();
@@ -100,9 +100,9 @@ class TaskPrepareSnapshotTest {
         byte[] k = "k".getBytes(StandardCharsets.UTF_8);
         in.put(new Record(k, k, 0, 0));
         task.run(100);
-        clock.advance(java.time.Duration.ofMillis(749));
+        clock.advance(java.time.Duration.ofMillis(874));
         task.run(100);
-        assertEquals(0, store.prepared, "not yet: the barrier is 251 ms away");
+        assertEquals(0, store.prepared, "not yet: the barrier is 126 ms away");
         clock.advance(java.time.Duration.ofMillis(1));
         task.run(100);
         task.run(100);
@@ -110,10 +110,10 @@ class TaskPrepareSnapshotTest {
 
         in.put(new Barrier(1));
         task.run(100);
-        clock.advance(java.time.Duration.ofMillis(700));
+        clock.advance(java.time.Duration.ofMillis(870));
         task.run(100);
         assertEquals(1, store.prepared, "the next preparation counts from the barrier");
-        clock.advance(java.time.Duration.ofMillis(50));
+        clock.advance(java.time.Duration.ofMillis(5));
         task.run(100);
         assertEquals(2, store.prepared);
     }
