@@ -82,6 +82,12 @@ public final class RocksDbBackend implements StateBackend {
                 .setCreateIfMissing(true)
                 .setWriteBufferSize(settings.writeBufferBytes())
                 .setMaxWriteBufferNumber(3)
+                // Every checkpoint flushes (twice, with its preparation), and with updates spread over
+                // the key space each flushed file spans all of it: compacting level 0 into level 1
+                // rewrites the whole state. After 8 files instead of 4 that happens half as often,
+                // and so does the upload of the rewritten files (state-snapshot bench, 1,000,000
+                // keys, 10 % changed per checkpoint: mean upload 60.3 -> 32.7 MiB per checkpoint).
+                .setLevel0FileNumCompactionTrigger(8)
                 .setCompressionType(CompressionType.LZ4_COMPRESSION)
                 .setLevelCompactionDynamicLevelBytes(true)
                 .setMaxBackgroundJobs(2)
