@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.weir.checkpoint.RestartStrategy;
 import io.weir.dataflow.Channel;
 import io.weir.element.InputPartition;
+import io.weir.fixtures.ManualScheduler;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -17,9 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
-import java.util.concurrent.AbstractExecutorService;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.KafkaException;
@@ -30,8 +29,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The run lifecycle alone, on one thread: the restore runs inline and its hand-back to the loop is
- * queued until the test runs it, the clock is the test's, so every step is deterministic.
+ * The run lifecycle alone, on one thread: the restore thread is a {@link ManualScheduler} and the
+ * hand-back to the loop a queue, both run when the test says, and the clock is the test's, so every
+ * step is deterministic.
  */
 class RunsTest {
     private static final String TOPIC = "orders";
@@ -53,6 +53,9 @@ class RunsTest {
         }
     };
     private final Feeds feeds = new Feeds(consumer);
+    /** The restore thread, run by the test: {@link #restores} and {@link #loopTurn}. */
+    private final ManualScheduler restorer = new ManualScheduler();
+
     private final Queue<Runnable> toLoop = new ArrayDeque<>();
     private final List<Fake> started = new ArrayList<>();
     private final List<Throwable> failedOver = new ArrayList<>();
@@ -104,42 +107,6 @@ class RunsTest {
         }
     }
 
-    /** Runs each task at once on the caller's thread. */
-    private static final class Inline extends AbstractExecutorService {
-        private boolean shutdown;
-
-        @Override
-        public void execute(Runnable command) {
-            command.run();
-        }
-
-        @Override
-        public void shutdown() {
-            shutdown = true;
-        }
-
-        @Override
-        public List<Runnable> shutdownNow() {
-            shutdown = true;
-            return List.of();
-        }
-
-        @Override
-        public boolean isShutdown() {
-            return shutdown;
-        }
-
-        @Override
-        public boolean isTerminated() {
-            return shutdown;
-        }
-
-        @Override
-        public boolean awaitTermination(long timeout, TimeUnit unit) {
-            return true;
-        }
-    }
-
     @BeforeEach
     void setUp() {
         consumer.updateBeginningOffsets(Map.of(P0, 0L, P1, 0L));
@@ -173,7 +140,7 @@ class RunsTest {
                 new RestartStrategy(restart, () -> 0.5),
                 false,
                 () -> now,
-                new Inline(),
+                restorer,
                 toLoop::add);
     }
 
@@ -181,8 +148,20 @@ class RunsTest {
         return new InputPartition(tp.topic(), tp.partition());
     }
 
-    /** What the source loop does between polls: runs the commands the restore handed back. */
+    /** Restarts the runs whose delay is over and runs their restores (not their hand-backs). */
+    private void restartDue() {
+        runs.restartDue();
+        restores();
+    }
+
+    /** Runs the restores queued on the restore thread; their hand-backs wait for {@link #loopTurn}. */
+    private void restores() {
+        restorer.runAll();
+    }
+
+    /** The restores queued, then what the source loop does between polls: the commands they handed back. */
     private void loopTurn() {
+        restores();
         Runnable c;
         while ((c = toLoop.poll()) != null) {
             c.run();
@@ -198,8 +177,10 @@ class RunsTest {
         positions.put(ip(P0), 42L); // P1 has no checkpoint: the reset (latest here) applies
         consumer.rebalance(List.of(P0, P1));
 
-        assertEquals(1, started.size(), "restored (inline here)");
+        assertEquals(0, started.size(), "the callback only queues the restore");
         assertEquals(Set.of(P0, P1), consumer.paused(), "paused until installed");
+        restores();
+        assertEquals(1, started.size());
         assertFalse(last().running, "not installed before the loop's turn");
         assertFalse(runs.ready());
 
@@ -238,10 +219,10 @@ class RunsTest {
         assertFalse(runs.ready());
 
         now += DELAY.toMillis() - 1;
-        runs.restartDue();
+        restartDue();
         assertEquals(1, started.size(), "not before the delay is over");
         now += 1;
-        runs.restartDue();
+        restartDue();
         assertEquals(2, started.size(), "restored again once it is");
         assertEquals(Set.of(ip(P0)), last().partitions);
         loopTurn();
@@ -264,7 +245,7 @@ class RunsTest {
 
         restoreFailure = null;
         now += DELAY.toMillis();
-        runs.restartDue();
+        restartDue();
         loopTurn();
         assertTrue(last().running);
         assertTrue(runs.ready());
@@ -283,14 +264,14 @@ class RunsTest {
         for (int i = 0; i < 2; i++) {
             runs.fail(last(), new IllegalStateException("boom " + i));
             now += DELAY.toMillis();
-            runs.restartDue();
+            restartDue();
             loopTurn();
         }
         runs.progress();
         for (int i = 0; i < 2; i++) {
             runs.fail(last(), new IllegalStateException("again " + i));
             now += DELAY.toMillis();
-            runs.restartDue();
+            restartDue();
             loopTurn();
         }
         SourceLoop.FatalException gaveUp = assertThrows(
@@ -305,27 +286,27 @@ class RunsTest {
         CommitFailedException race = new CommitFailedException("Specified group generation id is not valid.");
         for (int i = 0; i < Runs.IMMEDIATE_RACES; i++) {
             runs.fail(last(), new IllegalStateException("commit of checkpoint " + i + " failed", race));
-            runs.restartDue(); // the clock has not moved
+            restartDue(); // the clock has not moved
             loopTurn();
             assertTrue(last().running, "race " + i + ": restored at once");
             assertEquals(i + 2, started.size());
         }
         runs.fail(last(), new IllegalStateException("commit failed", race));
-        runs.restartDue();
+        restartDue();
         assertEquals(Runs.IMMEDIATE_RACES + 1, started.size(), "one race too many waits the restart delay");
         now += DELAY.toMillis();
-        runs.restartDue();
+        restartDue();
         loopTurn();
         assertTrue(last().running);
 
         runs.progress(); // a checkpoint completed: races count from zero again
         runs.fail(last(), new IllegalStateException("commit failed", race));
-        runs.restartDue();
+        restartDue();
         assertEquals(Runs.IMMEDIATE_RACES + 3, started.size(), "restored at once again");
 
         loopTurn();
         runs.fail(last(), new IllegalStateException("not a race"));
-        runs.restartDue();
+        restartDue();
         assertEquals(Runs.IMMEDIATE_RACES + 3, started.size(), "any other failure waits its delay");
     }
 
@@ -337,8 +318,8 @@ class RunsTest {
 
         consumer.rebalance(List.of(P1));
         assertTrue(both.stopped, "the run holding the revoked partition ended in the callback");
-        assertEquals(Set.of(ip(P1)), last().partitions, "the kept partition restores as a run of its own");
         loopTurn();
+        assertEquals(Set.of(ip(P1)), last().partitions, "the kept partition restores as a run of its own");
         assertTrue(last().running);
         assertNull(feeds.nextOffset(P0));
         assertEquals(Set.of(P1), consumer.assignment());
@@ -351,6 +332,7 @@ class RunsTest {
         loopTurn();
         Fake running = last();
         consumer.rebalance(List.of(P0, P1));
+        restores();
         Fake notInstalled = last(); // restored, its hand-back not yet run by the loop
         drainOutcome = CompletableFuture.failedFuture(new IllegalStateException("last checkpoint failed"));
 
@@ -365,7 +347,7 @@ class RunsTest {
         now += DELAY.toMillis();
         runs.fail(running, new IllegalStateException("boom"));
         now += DELAY.toMillis();
-        runs.restartDue();
+        restartDue();
         assertEquals(2, started.size(), "nothing restarts while draining");
         assertTrue(runs.draining());
     }
