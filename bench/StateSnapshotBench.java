@@ -114,7 +114,7 @@ public final class StateSnapshotBench {
                         boolean prepare = prepares(prepareMode, id + 1);
                         for (long c = 0; c < changes; c++) {
                             if (prepare && c == (long) (changes * (1 - lead))) {
-                                // What a task does a quarter of the interval before the next barrier.
+                                // What a task does its lead (TaskEnvironment.prepareSnapshotAfter) before the barrier.
                                 store.prepareSnapshot();
                             }
                             state.setCurrentKey(key(Math.floorMod(random.nextLong(), keys)));

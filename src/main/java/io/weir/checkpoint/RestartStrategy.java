@@ -95,6 +95,11 @@ public final class RestartStrategy {
         }
     }
 
+    /** Whether any failure is restarted at all ({@code none}: never). */
+    public boolean restarts() {
+        return settings.kind() != Kind.NONE;
+    }
+
     /** A checkpoint completed: the job is healthy again, so failures in a row start over. */
     public void onProgress() {
         inARow = 0;

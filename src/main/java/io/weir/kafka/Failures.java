@@ -5,7 +5,10 @@ import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TransactionalIdAuthorizationException;
 
-/** Which failures of a run no restart can fix, and what to tell the operator about them. */
+/**
+ * How a run's failure is handled: which no restart can fix, which only lost a race with a rebalance
+ * (restored at once), and what to tell the operator about them.
+ */
 final class Failures {
     private Failures() {}
 
@@ -26,9 +29,12 @@ final class Failures {
     }
 
     /**
-     * Whether {@code t} is a commit that lost a race with a rebalance: the group moved to a new
-     * generation (another member joined or left) while a checkpoint's offsets were on their way
-     * with the old one. The transaction is aborted, but nothing is broken: the run restores at once.
+     * Whether {@code t} is a transactional offset commit the group refused for its member data: the
+     * group moved to a new generation (another member joined or left) while a checkpoint's offsets
+     * were on their way with the old one — a race, nothing is broken — or it dropped this member
+     * (the client reports both the same way). The transaction is aborted either way; the run
+     * restores at once, and a dropped member's next poll ends it when it learns its partitions
+     * are lost.
      */
     static boolean lostToARebalance(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {

@@ -32,7 +32,10 @@ final class Lag {
         this.clock = clock;
     }
 
-    /** By partition; a partition whose lag is not known (not running, never fetched, broker not answering) is absent. */
+    /**
+     * By partition; a partition whose lag is not known (never fetched by the consumer and not
+     * running, or the broker did not answer) is absent.
+     */
     Map<InputPartition, Long> current() {
         return current;
     }

@@ -37,12 +37,15 @@ import org.slf4j.LoggerFactory;
 final class Runs implements ConsumerRebalanceListener {
     private static final Logger LOG = LoggerFactory.getLogger(Runs.class);
     /**
-     * Commits lost to a rebalance ({@link Failures#lostToARebalance}) restored at once, without
-     * the restart strategy's delay, before one counts as an ordinary failure; a completed checkpoint
-     * starts the count over. A join or leave bumps the generation twice (cooperative: revoke, then
-     * assign), and each bump may catch a commit in flight.
+     * Commits lost to a rebalance ({@link Failures#lostToARebalance}) restored at once, without the
+     * restart strategy's delay, before one counts as an ordinary failure: per instance, between two
+     * completed checkpoints of any run. A join bumps the generation twice (cooperative: revoke, then
+     * assign), and each bump may catch a commit in flight. With {@code restart: none} every failure
+     * stops the job, these too.
      */
     static final int IMMEDIATE_RACES = 3;
+    /** Wakeups a position lookup during an install outlasts before the run fails over. */
+    static final int WAKEUPS_PER_LOOKUP = 3;
 
     private final Consumer<byte[], byte[]> consumer;
     private final Feeds feeds;
@@ -332,13 +335,18 @@ final class Runs implements ConsumerRebalanceListener {
     /**
      * The consumer's position of {@code tp}, which it may have to look up (after a seek to the
      * beginning or end). The lookup throws a wakeup meant for the poll — another thread queued a
-     * command, which the loop runs after this one anyway — and must not fail the run over.
+     * command, which the loop runs after this one — and that alone must not fail the run over: it
+     * asks again, at most {@value #WAKEUPS_PER_LOOKUP} times, so a lookup that cannot finish while
+     * commands keep coming (a stop among them) fails the run over instead of holding the loop.
      */
     private long position(TopicPartition tp) {
-        while (true) {
+        for (int wakeups = 0; ; wakeups++) {
             try {
                 return consumer.position(tp);
             } catch (WakeupException e) {
+                if (wakeups == WAKEUPS_PER_LOOKUP) {
+                    throw e;
+                }
                 LOG.debug("position of {} interrupted by a wakeup for the poll; asking again", tp);
             }
         }
@@ -371,9 +379,10 @@ final class Runs implements ConsumerRebalanceListener {
             throw new SourceLoop.FatalException("cannot go on: " + cause + Failures.hint(cause), cause);
         }
         end(run);
-        Optional<Duration> delay = Failures.lostToARebalance(cause) && racesInARow++ < IMMEDIATE_RACES
-                ? Optional.of(Duration.ZERO) // no fault: the next checkpoint commits with the new generation
-                : restart.onFailure(clock.getAsLong());
+        Optional<Duration> delay =
+                Failures.lostToARebalance(cause) && restart.restarts() && racesInARow++ < IMMEDIATE_RACES
+                        ? Optional.of(Duration.ZERO) // the next checkpoint commits with the new generation
+                        : restart.onFailure(clock.getAsLong());
         if (delay.isEmpty()) {
             throw new SourceLoop.FatalException("restart strategy gave up after: " + cause, cause);
         }

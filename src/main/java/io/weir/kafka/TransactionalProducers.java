@@ -134,7 +134,7 @@ public final class TransactionalProducers implements EpochProducers {
         String metadata = "ckpt=" + checkpointId;
         positions.forEach((ip, offset) ->
                 offsets.put(new TopicPartition(ip.topic(), ip.partition()), new OffsetAndMetadata(offset, metadata)));
-        // The source loop's current group metadata (see SourceLoop#groupMetadata): a member that lost
+        // The source loop's current group metadata (see Runs#groupMetadata): a member that lost
         // these partitions has no generation that accepts them.
         ConsumerGroupMetadata group = (ConsumerGroupMetadata) ((java.util.function.Supplier<?>) fencingToken).get();
         p.sendOffsetsToTransaction(offsets, group);

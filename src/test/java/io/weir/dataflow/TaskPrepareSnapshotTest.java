@@ -108,6 +108,7 @@ class TaskPrepareSnapshotTest {
         task.run(100);
         assertEquals(1, store.prepared, "once per checkpoint");
 
+        clock.advance(java.time.Duration.ofMillis(100)); // the barrier comes later than due
         in.put(new Barrier(1));
         task.run(100);
         clock.advance(java.time.Duration.ofMillis(870));

@@ -31,7 +31,7 @@ class FailuresTest {
     }
 
     @Test
-    void aCommitRejectedForAnOldGenerationIsARaceWithARebalanceAndNothingElseIs() {
+    void aCommitTheGroupRefusedForItsMemberDataCountsAsLostToARebalanceAndNothingElseDoes() {
         assertTrue(Failures.lostToARebalance(new IllegalStateException(
                 "commit of checkpoint 42 failed",
                 new org.apache.kafka.clients.consumer.CommitFailedException("generation id is not valid"))));

@@ -206,6 +206,30 @@ class RunsTest {
     }
 
     @Test
+    void anInstallThatKeepsMeetingWakeupsFailsTheRunOverInsteadOfHoldingTheLoop() {
+        consumer.rebalance(List.of(P0, P1));
+        wakeups = Runs.WAKEUPS_PER_LOOKUP + 1; // commands keep coming while the lookup cannot finish
+        loopTurn();
+        assertEquals(1, failedOver.size(), "failed over, the loop goes on to its commands");
+        assertTrue(failedOver.get(0) instanceof WakeupException);
+        assertFalse(runs.ready());
+    }
+
+    @Test
+    void withRestartNoneACommitLostToARebalanceStopsTheJobLikeAnyFailure() {
+        runs = runs(new RestartStrategy.Settings(
+                RestartStrategy.Kind.NONE, DELAY, Duration.ZERO, Duration.ZERO, 1, 0, 0, 0, Duration.ZERO));
+        consumer.subscribe(List.of(TOPIC), runs);
+        consumer.rebalance(List.of(P0));
+        loopTurn();
+        CommitFailedException race = new CommitFailedException("Specified group generation id is not valid.");
+        SourceLoop.FatalException stopped = assertThrows(
+                SourceLoop.FatalException.class,
+                () -> runs.fail(last(), new IllegalStateException("commit failed", race)));
+        assertTrue(stopped.getMessage().contains("gave up"), stopped.getMessage());
+    }
+
+    @Test
     void aFailedRunWaitsItsRestartDelayOnTheClockAndIsRestoredAgain() {
         consumer.rebalance(List.of(P0));
         loopTurn();
