@@ -29,8 +29,8 @@ import org.rocksdb.RocksDB;
 /**
  * A keyed state's read-modify-write, as an aggregate does per record: through a task's store (the
  * write-back cache in front of RocksDB, its dirty keys written through every {@value #PREPARE_EVERY}
- * updates as at a checkpoint's first step) against the baseline of the same store with the
- * smallest cache a task gets (~1,500 entries, so nearly every read and write crosses into RocksDB):
+ * updates as at a checkpoint's first step; {@code cache=default}) against the baseline of the same store with the
+ * smallest cache a task gets ({@code cache=smallest}: ~1,500 entries, so nearly every read and write crosses into RocksDB):
  * same RocksDB settings, same code path. Keys uniformly random over {@code keys} users; the default
  * cache is a tenth of the heap shared by the instance's tasks (here 200 MB for one task). The early
  * flush of each preparation puts a small file into level 0 that spans the whole key space, so with
@@ -50,11 +50,13 @@ public class StateBench {
     @Param({"10000", "1000000"})
     public int keys;
 
+    /** The store's write-back cache: the default (a tenth of the heap), or the baseline's smallest. */
+    @Param({"default", "smallest"})
+    public String cache;
+
     private Path dir;
     private RocksDbBackend backend;
     private StateStore store;
-    private RocksDbBackend smallBackend;
-    private StateStore small;
     private byte[][] keyBytes;
     private int[] sequence;
     private int i;
@@ -63,20 +65,20 @@ public class StateBench {
     public void setUp() throws Exception {
         dir = Files.createTempDirectory("weir-state-bench");
         RocksDB.loadLibrary();
-        backend = new RocksDbBackend(dir.resolve("state"), new RocksDbSettings(64 << 20, 32 << 20));
+        backend = new RocksDbBackend(
+                dir.resolve("state"),
+                cache.equals("default")
+                        ? new RocksDbSettings(64 << 20, 32 << 20)
+                        : new RocksDbSettings(64 << 20, 32 << 20, 1));
         store = backend.open("bench-0", "g", null, new FileSnapshotStore(dir.resolve("snapshots")));
-        smallBackend = new RocksDbBackend(dir.resolve("small"), new RocksDbSettings(64 << 20, 32 << 20, 1));
-        small = smallBackend.open("bench-0", "g", null, new FileSnapshotStore(dir.resolve("small-snapshots")));
         keyBytes = new byte[keys][];
         for (int k = 0; k < keys; k++) {
             // A value state's key: the state's name, then the record key's bytes.
             keyBytes[k] = ("aggregate\u0000u" + k).getBytes(java.nio.charset.StandardCharsets.UTF_8);
             byte[] value = row(0);
             store.putPoint(keyBytes[k], value);
-            small.putPoint(keyBytes[k], value);
         }
         store.prepareSnapshot();
-        small.prepareSnapshot();
         Random random = new Random(42);
         sequence = new int[SEQUENCE];
         for (int s = 0; s < SEQUENCE; s++) {
@@ -88,8 +90,6 @@ public class StateBench {
     public void tearDown() throws IOException {
         store.close();
         backend.close();
-        small.close();
-        smallBackend.close();
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
@@ -111,23 +111,14 @@ public class StateBench {
     }
 
     /** One update as an aggregate makes it: read the key's value, write the changed value back. */
-    private byte[] readModifyWrite(StateStore s) {
+    @Benchmark
+    public byte[] readModifyWrite() {
         byte[] key = keyBytes[sequence[i++ & (SEQUENCE - 1)]];
-        byte[] next = modified(s.get(key));
-        s.putPoint(key, next);
+        byte[] next = modified(store.get(key));
+        store.putPoint(key, next);
         if ((i & (PREPARE_EVERY - 1)) == 0) {
-            s.prepareSnapshot();
+            store.prepareSnapshot();
         }
         return next;
-    }
-
-    @Benchmark
-    public byte[] cachedStore() {
-        return readModifyWrite(store);
-    }
-
-    @Benchmark
-    public byte[] baselineSmallestCache() {
-        return readModifyWrite(small);
     }
 }
