@@ -189,7 +189,7 @@ class ManyInstancesIT {
                     .atMost(Duration.ofMinutes(2))
                     .pollInterval(Duration.ofMillis(100))
                     .until(() -> job.committedInput() >= target);
-            System.out.println(job.application() + ": " + name);
+            System.out.println(job.application() + ": " + name + " at " + java.time.LocalTime.now());
             event.run();
             events.put(name, System.currentTimeMillis());
         }
