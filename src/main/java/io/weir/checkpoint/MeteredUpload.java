@@ -5,6 +5,7 @@ import io.weir.state.StoredFile;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
@@ -44,6 +45,11 @@ final class MeteredUpload implements SnapshotStore {
     @Override
     public void download(StoredFile file, Path target) throws IOException {
         inner.download(file, target);
+    }
+
+    @Override
+    public void downloadAll(Map<StoredFile, Path> files) throws IOException {
+        inner.downloadAll(files);
     }
 
     @Override

@@ -5,10 +5,16 @@ import io.weir.state.StoredFile;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.zip.CRC32C;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -72,6 +78,169 @@ final class ChunkReader {
                     "read " + size + " bytes with crc32c " + crc.getValue() + ", expected " + file.size()
                             + " bytes with crc32c " + file.crc32c()));
         }
+    }
+
+    /** One file of {@link #copyAll} being written: its target, how far it got, its checksum so far. */
+    private static final class Download {
+        final StoredFile file;
+        final Path target;
+        final CRC32C crc = new CRC32C();
+        OutputStream out;
+        long size;
+        int chunks;
+
+        Download(StoredFile file, Path target) {
+            this.file = file;
+            this.target = target;
+        }
+    }
+
+    /** A chunk {@link #copyAll} still needs: chunk {@code index} of {@code download}'s file. */
+    private record Wanted(Download download, int index) {}
+
+    /**
+     * Downloads each file to its target (created or replaced), reading the partitions the files lie
+     * in together: one fetch brings the chunks of many files, where {@link #copy} file by file waits
+     * for a fetch per file. Every check of {@link #copy} applies. On failure no target of an
+     * unfinished file is left behind.
+     */
+    void copyAll(Map<StoredFile, Path> files) throws IOException {
+        Map<TopicPartition, TreeMap<Long, List<Wanted>>> wanted = new HashMap<>();
+        List<Download> downloads = new ArrayList<>();
+        for (Map.Entry<StoredFile, Path> e : files.entrySet()) {
+            Download d = new Download(e.getKey(), e.getValue());
+            downloads.add(d);
+            List<String> locations = d.file.locations();
+            for (int i = 0; i < locations.size(); i++) {
+                TopicPartition tp = new TopicPartition(topic, partition(locations.get(i)));
+                wanted.computeIfAbsent(tp, t -> new TreeMap<>())
+                        .computeIfAbsent(offset(locations.get(i)), o -> new ArrayList<>())
+                        .add(new Wanted(d, i));
+            }
+        }
+        boolean done = false;
+        try {
+            read(wanted);
+            for (Download d : downloads) {
+                if (d.out == null) { // a file without locations: nothing to read, yet it must be right
+                    d.out = Files.newOutputStream(d.target);
+                }
+                d.out.close();
+                if (d.size != d.file.size() || d.crc.getValue() != d.file.crc32c()) {
+                    throw new IOException(corrupt(
+                            d.file,
+                            "read " + d.size + " bytes with crc32c " + d.crc.getValue() + ", expected " + d.file.size()
+                                    + " bytes with crc32c " + d.file.crc32c()));
+                }
+            }
+            done = true;
+        } finally {
+            consumer.unsubscribe(); // a later copy assigns afresh, nothing paused or positioned is left
+            at = null;
+            pending.clear();
+            if (!done) {
+                for (Download d : downloads) {
+                    try {
+                        if (d.out != null) {
+                            d.out.close();
+                        }
+                    } catch (IOException ignored) {
+                        // the target goes anyway
+                    }
+                    Files.deleteIfExists(d.target);
+                }
+            }
+        }
+    }
+
+    /** Reads every wanted chunk, partitions together, each partition in offset order. */
+    private void read(Map<TopicPartition, TreeMap<Long, List<Wanted>>> wanted) throws IOException {
+        if (wanted.isEmpty()) {
+            return;
+        }
+        consumer.assign(wanted.keySet());
+        wanted.forEach((tp, chunks) -> consumer.seek(tp, chunks.firstKey()));
+        long deadline = System.nanoTime() + CHUNK_TIMEOUT.toNanos();
+        while (!wanted.isEmpty()) {
+            if (System.nanoTime() > deadline) {
+                Map.Entry<TopicPartition, TreeMap<Long, List<Wanted>>> e =
+                        wanted.entrySet().iterator().next();
+                Wanted w = e.getValue().firstEntry().getValue().get(0);
+                throw new IOException(corrupt(
+                        w.download().file,
+                        "chunk " + w.index() + " at " + e.getKey() + "@"
+                                + e.getValue().firstKey() + " not readable within " + CHUNK_TIMEOUT.toSeconds()
+                                + " s"));
+            }
+            var records = consumer.poll(Duration.ofMillis(200));
+            for (TopicPartition tp : records.partitions()) {
+                TreeMap<Long, List<Wanted>> chunks = wanted.get(tp);
+                if (chunks != null && take(tp, chunks, records.records(tp))) {
+                    deadline = System.nanoTime() + CHUNK_TIMEOUT.toNanos(); // progress
+                }
+                if (chunks != null && chunks.isEmpty()) {
+                    wanted.remove(tp);
+                    consumer.pause(List.of(tp));
+                }
+            }
+        }
+    }
+
+    /**
+     * Writes the wanted chunks among {@code records} of {@code tp} to their files; seeks ahead when
+     * the next wanted chunk is far beyond them. Returns whether any chunk was taken.
+     */
+    private boolean take(
+            TopicPartition tp, TreeMap<Long, List<Wanted>> chunks, List<ConsumerRecord<byte[], byte[]>> records)
+            throws IOException {
+        boolean took = false;
+        for (ConsumerRecord<byte[], byte[]> r : records) {
+            if (chunks.isEmpty()) {
+                return took;
+            }
+            long next = chunks.firstKey();
+            if (r.offset() < next) {
+                if (next - r.offset() > READ_THROUGH) {
+                    consumer.seek(tp, next);
+                    return took; // the rest of this batch lies before the next chunk
+                }
+                continue;
+            }
+            if (r.offset() > next) {
+                Wanted w = chunks.firstEntry().getValue().get(0);
+                throw new IOException(corrupt(
+                        w.download().file,
+                        "chunk " + w.index() + " at " + tp + "@" + next + " is missing (the log continues at "
+                                + r.offset() + ")"));
+            }
+            for (Wanted w : chunks.pollFirstEntry().getValue()) {
+                write(w, tp, r);
+            }
+            took = true;
+        }
+        return took;
+    }
+
+    private void write(Wanted w, TopicPartition tp, ConsumerRecord<byte[], byte[]> r) throws IOException {
+        Download d = w.download();
+        String where = "chunk " + w.index() + " at " + tp + "@" + r.offset();
+        if (!Arrays.equals(r.key(), KafkaSnapshotStore.key(d.file.name(), w.index())) || r.value() == null) {
+            throw new IOException(corrupt(d.file, where + " is missing (deleted or compacted away)"));
+        }
+        if (w.index() != d.chunks) {
+            throw new IOException(corrupt(d.file, where + " comes before chunk " + d.chunks));
+        }
+        checkChunk(d.file, where, r);
+        if (d.size + r.value().length > d.file.size()) {
+            throw new IOException(corrupt(d.file, "its chunks hold more than " + d.file.size() + " bytes"));
+        }
+        if (d.out == null) {
+            d.out = Files.newOutputStream(d.target);
+        }
+        d.out.write(r.value());
+        d.crc.update(r.value());
+        d.size += r.value().length;
+        d.chunks++;
     }
 
     /** Seeks unless the record at {@code offset} is a few records ahead of where reading stands. */

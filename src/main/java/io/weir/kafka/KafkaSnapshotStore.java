@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -133,6 +134,11 @@ public final class KafkaSnapshotStore implements SnapshotStore {
                 Files.deleteIfExists(target);
             }
         }
+    }
+
+    @Override
+    public synchronized void downloadAll(Map<StoredFile, Path> files) throws IOException {
+        new ChunkReader(reader, topic).copyAll(files);
     }
 
     @Override

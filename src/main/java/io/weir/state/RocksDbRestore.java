@@ -42,6 +42,7 @@ final class RocksDbRestore {
         int downloaded = 0;
         long reusedBytes = 0;
         long downloadedBytes = 0;
+        Map<StoredFile, Path> toDownload = new java.util.LinkedHashMap<>();
         for (StoredFile f : from.handle().files()) {
             String name = SharedFiles.localName(f);
             if (!LOCAL_NAME.matcher(name).matches()) {
@@ -59,14 +60,16 @@ final class RocksDbRestore {
                 reused++;
                 reusedBytes += f.size();
             } else {
-                try {
-                    snapshots.download(f, dst);
-                } catch (IOException e) {
-                    throw new StateRestoreException(from, f.name(), e.getMessage(), e);
+                if (toDownload.putIfAbsent(f, dst) == null) {
+                    downloaded++;
+                    downloadedBytes += f.size();
                 }
-                downloaded++;
-                downloadedBytes += f.size();
             }
+        }
+        try {
+            snapshots.downloadAll(toDownload);
+        } catch (IOException e) {
+            throw new StateRestoreException(from, null, e.getMessage(), e);
         }
         LocalFiles.deleteTree(taskDir.resolve("db"));
         LocalFiles.deleteTree(taskDir.resolve("checkpoints"));

@@ -3,6 +3,7 @@ package io.weir.state;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Predicate;
 
 /**
@@ -28,6 +29,17 @@ public interface SnapshotStore extends AutoCloseable {
      * and checksum; a mismatch is an IOException and leaves no target behind.
      */
     void download(StoredFile file, Path target) throws IOException;
+
+    /**
+     * Downloads each file to its target, as {@link #download} one by one would; a store may fetch
+     * them together (the Kafka store reads their partitions at once instead of one fetch per file).
+     * A failure is an IOException naming the file and leaves no target of an unfinished file behind.
+     */
+    default void downloadAll(Map<StoredFile, Path> files) throws IOException {
+        for (Map.Entry<StoredFile, Path> e : files.entrySet()) {
+            download(e.getKey(), e.getValue());
+        }
+    }
 
     void delete(StoredFile file) throws IOException;
 

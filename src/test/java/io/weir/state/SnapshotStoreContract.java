@@ -10,7 +10,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
@@ -125,6 +127,47 @@ public abstract class SnapshotStoreContract {
         StoredFile wrong = new StoredFile(f.name(), f.size(), f.crc32c() ^ 1, f.locations());
         IOException e = assertThrows(IOException.class, () -> store().read(wrong));
         assertTrue(e.getMessage().contains(f.name()), e.getMessage());
+    }
+
+    @Test
+    public void severalFilesDownloadTogetherEachIdenticalToItsContent() throws IOException {
+        Map<StoredFile, byte[]> contents = new LinkedHashMap<>();
+        int[] sizes = {0, 1, 300, 1 << 20, (5 << 20) / 2 + 17, 4096, 70_000, 12};
+        for (int i = 0; i < sizes.length; i++) {
+            byte[] content = random(sizes[i], 20 + i);
+            contents.put(store().write(task + "/g/4/" + (100 + i) + ".sst", local(content)), content);
+        }
+        Map<StoredFile, Path> targets = new LinkedHashMap<>();
+        contents.keySet()
+                .forEach(f -> targets.put(f, dir.resolve("all-" + f.name().replace('/', '_'))));
+        Files.writeString(targets.values().iterator().next(), "stale"); // an existing target is replaced
+
+        store().downloadAll(targets);
+
+        for (Map.Entry<StoredFile, byte[]> e : contents.entrySet()) {
+            assertArrayEquals(
+                    e.getValue(),
+                    Files.readAllBytes(targets.get(e.getKey())),
+                    e.getKey().name());
+        }
+        StoredFile second = contents.keySet().stream().skip(2).findFirst().orElseThrow();
+        assertArrayEquals(contents.get(second), store().read(second), "one file read after them all");
+        store().downloadAll(Map.of()); // nothing to do
+    }
+
+    @Test
+    public void aDamagedFileAmongSeveralIsRefusedNamingItAndLeavesNoTargetOfItBehind() throws Exception {
+        StoredFile good = store().write(task + "/g/5/000021.sst", random(2000, 30));
+        StoredFile damaged = damage(store().write(task + "/g/5/000022.sst", local(random(1_200_000, 31))));
+        StoredFile other = store().write(task + "/g/5/000023.sst", random(3000, 32));
+        Map<StoredFile, Path> targets = new LinkedHashMap<>();
+        targets.put(good, dir.resolve("good.sst"));
+        targets.put(damaged, dir.resolve("damaged.sst"));
+        targets.put(other, dir.resolve("other.sst"));
+        IOException e = assertThrows(IOException.class, () -> store().downloadAll(targets));
+        assertTrue(e.getMessage().contains(damaged.name()), e.getMessage());
+        assertFalse(Files.exists(dir.resolve("damaged.sst")), "no file that could be mistaken for the damaged one");
+        assertArrayEquals(random(3000, 32), store().read(other), "the store reads on after a refused download");
     }
 
     @Test
