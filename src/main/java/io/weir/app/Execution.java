@@ -166,14 +166,18 @@ final class Execution implements SourceLoop.Execution {
         // The checkpoint topic is read while the producers initialise: read_committed stops before
         // what a crashed predecessor left open, and the committed offsets read after the producers
         // tell whether that read is recent enough (else it is read again).
+        long began = ctx.clock().getAsLong();
+        long[] readTook = {-1};
         CheckpointReader reader = new CheckpointReader(ctx.clients(), s.checkpointTopic());
         java.util.concurrent.CompletableFuture<Map<String, List<TaskCheckpoint>>> firstRead =
                 new java.util.concurrent.CompletableFuture<>();
         Instance.named("weir-checkpoint-read")
                 .newThread(() -> {
                     try {
-                        firstRead.complete(reader.history(
-                                new TreeSet<>(taskInputs.keySet()), s.state().retain(), RESTORE_TIMEOUT));
+                        var read = reader.history(
+                                new TreeSet<>(taskInputs.keySet()), s.state().retain(), RESTORE_TIMEOUT);
+                        readTook[0] = ctx.clock().getAsLong() - began; // before complete: seen by its reader
+                        firstRead.complete(read);
                     } catch (Throwable t) {
                         firstRead.completeExceptionally(t);
                     }
@@ -198,8 +202,10 @@ final class Execution implements SourceLoop.Execution {
                         s.application() + "-" + s.instanceId(),
                         s.checkpointTopic(),
                         ctx.source()::commitOffsets);
+        long producersTook = ctx.clock().getAsLong() - began;
         Map<String, List<TaskCheckpoint>> history =
                 readCheckpoints(ctx, reader, taskInputs, committedCheckpoints.read(), firstRead);
+        long checkpointsRead = ctx.clock().getAsLong() - began;
         Map<String, TaskCheckpoint> restored = new HashMap<>();
         history.forEach((task, h) -> restored.put(task, h.get(h.size() - 1)));
         long lastCompleted = restored.values().stream()
@@ -273,6 +279,7 @@ final class Execution implements SourceLoop.Execution {
                     env,
                     firstEpoch));
         }
+        long stateOpened = ctx.clock().getAsLong() - began;
         // Nothing runs before the instance's checks passed: a worker fires timers and moves
         // watermarks even without input.
         ctx.startGate().await();
@@ -296,10 +303,17 @@ final class Execution implements SourceLoop.Execution {
             Instance.named(w.name()).newThread(w).start();
         }
         LOG.info(
-                "restored {} tasks ({} from checkpoints, last completed checkpoint {})",
+                "restored {} tasks ({} from checkpoints, last completed checkpoint {}) in {} ms: producers ready"
+                        + " after {} ms, checkpoint topic read after {} ms (its first read took {} ms), state"
+                        + " opened after {} ms",
                 tasks.size(),
                 restored.size(),
-                lastCompleted);
+                lastCompleted,
+                ctx.clock().getAsLong() - began,
+                producersTook,
+                checkpointsRead,
+                readTook[0],
+                stateOpened);
         Map<String, Set<String>> referenced = new HashMap<>();
         taskInputs.keySet().forEach(task -> referenced.put(task, retention.referenced(task)));
         sweep = new OrphanSweep(ctx.snapshots(), referenced, generation);
