@@ -76,7 +76,8 @@ final class Execution implements SourceLoop.Execution {
             InstanceEvents events,
             DepartedTransactions departed,
             ProducerSlots producerSlots,
-            StartGate startGate) {}
+            StartGate startGate,
+            CheckpointReader checkpoints) {}
 
     /**
      * What an execution waits for once its state is restored and before its workers start (the
@@ -168,7 +169,7 @@ final class Execution implements SourceLoop.Execution {
         // tell whether that read is recent enough (else it is read again).
         long began = ctx.clock().getAsLong();
         long[] readTook = {-1};
-        CheckpointReader reader = new CheckpointReader(ctx.clients(), s.checkpointTopic());
+        CheckpointReader reader = ctx.checkpoints();
         java.util.concurrent.CompletableFuture<Map<String, List<TaskCheckpoint>>> firstRead =
                 new java.util.concurrent.CompletableFuture<>();
         Instance.named("weir-checkpoint-read")

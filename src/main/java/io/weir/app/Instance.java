@@ -6,6 +6,7 @@ import io.weir.dataflow.Counters;
 import io.weir.dataflow.RecordLimits;
 import io.weir.dataflow.Stage;
 import io.weir.element.InputPartition;
+import io.weir.kafka.CheckpointReader;
 import io.weir.kafka.KafkaClients;
 import io.weir.kafka.KafkaSnapshotStore;
 import io.weir.kafka.PartitionCounts;
@@ -104,6 +105,8 @@ public final class Instance implements AutoCloseable {
     private RepartitionPurge purge;
     /** Purges repartition topics and looks for departed instances' transactions. */
     private Admin backgroundAdmin;
+    /** The checkpoint topic as read so far, shared by the restores and the standby rounds. */
+    private CheckpointReader checkpoints;
 
     private DepartedTransactions departed;
     /** Runs {@link Standby} rounds when processing.standby asks for warm copies; else null. */
@@ -269,6 +272,7 @@ public final class Instance implements AutoCloseable {
                     "cannot use " + settings.localStateDir() + " for RocksDB state " + "(processing.state.dir): " + e,
                     e);
         }
+        checkpoints = new CheckpointReader(clients, settings.checkpointTopic());
         coordinatorLoop = Executors.newSingleThreadScheduledExecutor(named("weir-coordinator"));
         uploads = Executors.newFixedThreadPool(2, named("weir-upload"));
         committer = Executors.newSingleThreadExecutor(named("weir-committer"));
@@ -283,7 +287,7 @@ public final class Instance implements AutoCloseable {
         purge = new RepartitionPurge(repartitions, backgroundAdmin, housekeeping, clock, 30_000);
         RestartStrategy restart = new RestartStrategy(settings.restart(), ThreadLocalRandom.current()::nextDouble);
         Standby standby = settings.standby() > 0 && backend instanceof RocksDbBackend rocksdb
-                ? new Standby(settings, backgroundAdmin, clients, rocksdb, snapshots, events)
+                ? new Standby(settings, backgroundAdmin, checkpoints, rocksdb, snapshots, events)
                 : null;
         var consumer = clients.sourceConsumer(
                 settings.application(),
@@ -435,7 +439,8 @@ public final class Instance implements AutoCloseable {
                         events,
                         departed,
                         producerSlots,
-                        seams.startGate().apply(() -> countsChecked.await())),
+                        seams.startGate().apply(() -> countsChecked.await()),
+                        checkpoints),
                 assigned,
                 committedCheckpoints);
         stats.notRunning = null;
@@ -516,6 +521,9 @@ public final class Instance implements AutoCloseable {
         }
         if (offsetReader != null) {
             offsetReader.close(Duration.ofSeconds(5)); // the source loop waited for the restore thread
+        }
+        if (checkpoints != null) {
+            checkpoints.close();
         }
         if (backend != null) {
             backend.close(); // after the source loop stopped its execution, which closed every store

@@ -3,7 +3,6 @@ package io.weir.app;
 import io.weir.checkpoint.TaskCheckpoint;
 import io.weir.dataflow.Stage;
 import io.weir.kafka.CheckpointReader;
-import io.weir.kafka.KafkaClients;
 import io.weir.state.RestorePoint;
 import io.weir.state.RestoreSizes;
 import io.weir.state.RocksDbBackend;
@@ -63,13 +62,13 @@ final class Standby implements Runnable {
     Standby(
             InstanceSettings settings,
             Admin admin,
-            KafkaClients clients,
+            CheckpointReader checkpoints,
             RocksDbBackend backend,
             SnapshotStore snapshots,
             InstanceEvents events) {
         this.settings = settings;
         this.admin = admin;
-        this.checkpoints = new CheckpointReader(clients, settings.checkpointTopic());
+        this.checkpoints = checkpoints;
         this.backend = backend;
         this.snapshots = snapshots;
         this.events = events;

@@ -52,8 +52,10 @@ public final class CheckpointsCommand implements Callable<Integer> {
             return JobConfigOptions.INVALID;
         }
         String topic = loaded.application() + "-checkpoints";
-        Map<String, TaskCheckpoint> latest =
-                new TreeMap<>(new CheckpointReader(Jobs.clients(loaded), topic).latest(null, Duration.ofSeconds(60)));
+        Map<String, TaskCheckpoint> latest;
+        try (CheckpointReader reader = new CheckpointReader(Jobs.clients(loaded), topic)) {
+            latest = new TreeMap<>(reader.latest(null, Duration.ofSeconds(60)));
+        }
         if (task != null) {
             latest.keySet().retainAll(java.util.Set.of(task));
         }

@@ -25,10 +25,26 @@ import org.apache.kafka.common.TopicPartition;
  * a reader that waits for the id the committed offsets name. Of two records with the same id (the
  * zombie and the new owner both completed it) the later one wins; either is a consistent pair of
  * state and positions.
+ *
+ * <p>The reader keeps its consumer and what it read: the next call reads only what was appended
+ * since, up to the topic's end then (the last stable offset). A restore at each rebalance and a
+ * standby's round every few seconds would otherwise read the whole topic again — up to ten minutes
+ * of every task's checkpoints, the segment time before compaction may run — each with a new
+ * consumer. A read that fails midway drops what was kept; the next starts from the beginning.
+ *
+ * <p>Threading: calls are serialised (an instance's restores and its standby share one reader).
  */
-public final class CheckpointReader {
+public final class CheckpointReader implements AutoCloseable {
     private final KafkaClients clients;
     private final String topic;
+    private KafkaConsumer<byte[], byte[]> consumer;
+    private List<TopicPartition> parts;
+    /** Per task, its last {@link #depth} checkpoints as read so far, oldest first. */
+    private final Map<String, Deque<TaskCheckpoint>> read = new HashMap<>();
+    /** How many checkpoints per task {@link #read} keeps: the most a call asked for. */
+    private int depth;
+    /** Records read since this reader was made; for tests. */
+    private long recordsRead;
 
     public CheckpointReader(KafkaClients clients, String topic) {
         this.clients = clients;
@@ -47,56 +63,105 @@ public final class CheckpointReader {
      * first: what retention keeps. Compaction may already have removed older records, so a task
      * may have fewer; the last one is always its latest.
      */
-    public Map<String, List<TaskCheckpoint>> history(Set<String> tasks, int depth, Duration timeout)
+    public synchronized Map<String, List<TaskCheckpoint>> history(Set<String> tasks, int depth, Duration timeout)
             throws IOException {
-        Map<String, Deque<TaskCheckpoint>> history = new HashMap<>();
-        try (KafkaConsumer<byte[], byte[]> consumer = clients.reader(topic + "-reader", true)) {
+        if (depth > this.depth) {
+            reset(); // kept too few per task: read from the beginning, keeping more
+            this.depth = depth;
+        }
+        boolean done = false;
+        try {
+            catchUp(timeout);
+            done = true;
+        } finally {
+            if (!done) {
+                reset();
+            }
+        }
+        Map<String, List<TaskCheckpoint>> result = new HashMap<>();
+        read.forEach((task, h) -> {
+            if (tasks == null || tasks.contains(task)) {
+                List<TaskCheckpoint> all = List.copyOf(h);
+                result.put(task, all.subList(Math.max(0, all.size() - depth), all.size()));
+            }
+        });
+        return result;
+    }
+
+    /** Reads from where the last call stopped to the topic's end as of now. */
+    private void catchUp(Duration timeout) throws IOException {
+        if (consumer == null) {
+            consumer = clients.reader(topic + "-reader", true);
             List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
             if (infos == null || infos.isEmpty()) {
                 throw new IOException("checkpoint topic " + topic + " does not exist");
             }
-            List<TopicPartition> parts = infos.stream()
+            parts = infos.stream()
                     .map(i -> new TopicPartition(topic, i.partition()))
                     .collect(Collectors.toList());
             consumer.assign(parts);
             consumer.seekToBeginning(parts);
-            Map<TopicPartition, Long> end = consumer.endOffsets(parts, timeout);
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (!reachedEnd(consumer, end)) {
-                if (System.nanoTime() > deadline) {
-                    throw new IOException("reading " + topic + " to its end took longer than " + timeout);
-                }
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    if (r.key() == null) {
-                        continue;
-                    }
-                    String task = new String(r.key(), StandardCharsets.UTF_8);
-                    if (PartitionCounts.KEY.equals(task) || (tasks != null && !tasks.contains(task))) {
-                        continue;
-                    }
-                    if (r.value() == null) {
-                        history.remove(task);
-                    } else {
-                        Deque<TaskCheckpoint> h = history.computeIfAbsent(task, t -> new ArrayDeque<>());
-                        TaskCheckpoint c = CheckpointRecords.decode(r.value());
-                        long newest = h.isEmpty() ? 0 : h.peekLast().checkpointId();
-                        if (c.checkpointId() < newest) {
-                            continue; // older than what this task already completed: a zombie's
-                        }
-                        if (c.checkpointId() == newest) {
-                            h.removeLast();
-                        }
-                        h.addLast(c);
-                        if (h.size() > depth) {
-                            h.removeFirst();
-                        }
-                    }
-                }
+        }
+        Map<TopicPartition, Long> end = consumer.endOffsets(parts, timeout);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!reachedEnd(consumer, end)) {
+            if (System.nanoTime() > deadline) {
+                throw new IOException("reading " + topic + " to its end took longer than " + timeout);
+            }
+            for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                apply(r);
             }
         }
-        Map<String, List<TaskCheckpoint>> result = new HashMap<>();
-        history.forEach((task, h) -> result.put(task, List.copyOf(h)));
-        return result;
+    }
+
+    private void apply(ConsumerRecord<byte[], byte[]> r) throws IOException {
+        recordsRead++;
+        if (r.key() == null) {
+            return;
+        }
+        String task = new String(r.key(), StandardCharsets.UTF_8);
+        if (PartitionCounts.KEY.equals(task)) {
+            return;
+        }
+        if (r.value() == null) {
+            read.remove(task);
+            return;
+        }
+        Deque<TaskCheckpoint> h = read.computeIfAbsent(task, t -> new ArrayDeque<>());
+        TaskCheckpoint c = CheckpointRecords.decode(r.value());
+        long newest = h.isEmpty() ? 0 : h.peekLast().checkpointId();
+        if (c.checkpointId() < newest) {
+            return; // older than what this task already completed: a zombie's
+        }
+        if (c.checkpointId() == newest) {
+            h.removeLast();
+        }
+        h.addLast(c);
+        if (h.size() > depth) {
+            h.removeFirst();
+        }
+    }
+
+    /** Forgets what was read and the consumer: the next call reads from the beginning. */
+    private void reset() {
+        read.clear();
+        if (consumer != null) {
+            try {
+                consumer.close(Duration.ZERO);
+            } catch (RuntimeException e) {
+                // closing a consumer that failed: nothing more to do
+            }
+            consumer = null;
+        }
+    }
+
+    synchronized long recordsRead() {
+        return recordsRead;
+    }
+
+    @Override
+    public synchronized void close() {
+        reset();
     }
 
     private static boolean reachedEnd(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> end) {

@@ -74,4 +74,47 @@ class CheckpointReaderIT {
                 history.stream().map(TaskCheckpoint::checkpointId).toList());
         assertEquals(66L, history.get(1).positions().get(new InputPartition("orders", 0)));
     }
+
+    @Test
+    void aLaterReadReadsOnlyWhatWasAppendedSinceAndSeesWhatAFreshReaderSees() throws Exception {
+        String topic = KafkaFixture.createTopic(KafkaFixture.uniqueTopic("checkpoints"), 2);
+        append(topic, checkpoint("t-0", 1, 10), checkpoint("t-1", 1, 11), checkpoint("t-2", 1, 12));
+        KafkaClients clients = KafkaClients.of(KafkaFixture.bootstrap());
+        try (CheckpointReader kept = new CheckpointReader(clients, topic)) {
+            assertEquals(
+                    1, kept.history(null, 2, Duration.ofSeconds(30)).get("t-0").size());
+            assertEquals(3, kept.recordsRead());
+
+            // A new checkpoint, a zombie's older one, the same id again, a task removed, a new task.
+            append(
+                    topic,
+                    checkpoint("t-0", 2, 20),
+                    checkpoint("t-0", 1, 19),
+                    checkpoint("t-1", 1, 111),
+                    checkpoint("t-3", 1, 13));
+            try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(
+                    KafkaFixture.producerConfig(), new ByteArraySerializer(), new ByteArraySerializer())) {
+                producer.send(new ProducerRecord<>(topic, "t-2".getBytes(StandardCharsets.UTF_8), null));
+            }
+            Map<String, List<TaskCheckpoint>> again = kept.history(null, 2, Duration.ofSeconds(30));
+
+            assertEquals(3 + 5, kept.recordsRead(), "the second read reads the five new records only");
+            try (CheckpointReader fresh = new CheckpointReader(clients, topic)) {
+                assertEquals(fresh.history(null, 2, Duration.ofSeconds(30)), again);
+            }
+            assertEquals(
+                    List.of(1L, 2L),
+                    again.get("t-0").stream().map(TaskCheckpoint::checkpointId).toList());
+            assertEquals(111L, again.get("t-1").get(0).positions().get(new InputPartition("orders", 0)));
+            assertEquals(java.util.Set.of("t-0", "t-1", "t-3"), again.keySet());
+            assertEquals(
+                    Map.of("t-3", again.get("t-3")), kept.history(java.util.Set.of("t-3"), 2, Duration.ofSeconds(30)));
+            assertEquals(
+                    List.of(2L),
+                    kept.history(null, 1, Duration.ofSeconds(30)).get("t-0").stream()
+                            .map(TaskCheckpoint::checkpointId)
+                            .toList(),
+                    "a smaller depth returns the latest ones");
+        }
+    }
 }
