@@ -37,7 +37,10 @@ import org.apache.kafka.common.TopicPartition;
 public final class CheckpointReader implements AutoCloseable {
     private final KafkaClients clients;
     private final String topic;
-    private KafkaConsumer<byte[], byte[]> consumer;
+    /** Volatile for {@link #close}, which wakes a read in progress up without waiting for it. */
+    private volatile KafkaConsumer<byte[], byte[]> consumer;
+
+    private volatile boolean closed;
     private List<TopicPartition> parts;
     /** Per task, its last {@link #depth} checkpoints as read so far, oldest first. */
     private final Map<String, Deque<TaskCheckpoint>> read = new HashMap<>();
@@ -65,6 +68,9 @@ public final class CheckpointReader implements AutoCloseable {
      */
     public synchronized Map<String, List<TaskCheckpoint>> history(Set<String> tasks, int depth, Duration timeout)
             throws IOException {
+        if (closed) {
+            throw new IOException("the reader of " + topic + " is closed");
+        }
         if (depth > this.depth) {
             reset(); // kept too few per task: read from the beginning, keeping more
             this.depth = depth;
@@ -159,9 +165,17 @@ public final class CheckpointReader implements AutoCloseable {
         return recordsRead;
     }
 
+    /** Ends a read in progress (it fails) and frees the consumer; later reads fail. */
     @Override
-    public synchronized void close() {
-        reset();
+    public void close() {
+        closed = true;
+        KafkaConsumer<byte[], byte[]> reading = consumer;
+        if (reading != null) {
+            reading.wakeup(); // a read stuck on an unreachable broker would hold the lock for its timeout
+        }
+        synchronized (this) {
+            reset();
+        }
     }
 
     private static boolean reachedEnd(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> end) {

@@ -117,4 +117,32 @@ class CheckpointReaderIT {
                     "a smaller depth returns the latest ones");
         }
     }
+
+    @Test
+    @org.junit.jupiter.api.Timeout(90)
+    void closingEndsAReadThatWaitsForAnUnreachableBrokerAndLaterReadsFail() throws Exception {
+        CheckpointReader reader = new CheckpointReader(KafkaClients.of("127.0.0.1:1"), "nowhere-checkpoints");
+        java.util.concurrent.CompletableFuture<Throwable> failed = new java.util.concurrent.CompletableFuture<>();
+        Thread reading = new Thread(() -> {
+            try {
+                reader.history(null, 1, Duration.ofMinutes(5));
+                failed.complete(null);
+            } catch (Throwable t) {
+                failed.complete(t);
+            }
+        });
+        reading.start();
+        org.awaitility.Awaitility.await("the read is under way")
+                .atMost(Duration.ofSeconds(30))
+                .until(() ->
+                        reading.getState() == Thread.State.TIMED_WAITING || reading.getState() == Thread.State.WAITING);
+
+        reader.close();
+
+        Throwable t = failed.get(30, java.util.concurrent.TimeUnit.SECONDS); // not the read's five minutes
+        assertEquals(org.apache.kafka.common.errors.WakeupException.class, t == null ? null : t.getClass());
+        java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(
+                java.io.IOException.class, () -> reader.history(null, 1, Duration.ofSeconds(1)));
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("closed"), e.getMessage());
+    }
 }
