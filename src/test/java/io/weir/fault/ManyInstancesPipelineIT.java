@@ -3,25 +3,19 @@ package io.weir.fault;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.weir.fixtures.BucketTotals;
 import io.weir.fixtures.KafkaFixture;
 import io.weir.fixtures.WeirProcess;
 import io.weir.tools.OrderGenerator;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.ListOffsetsOptions;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.IsolationLevel;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayNameGeneration;
 import org.junit.jupiter.api.DisplayNameGenerator;
@@ -89,46 +83,13 @@ class ManyInstancesPipelineIT {
 
         produced.get(3, TimeUnit.MINUTES);
         generator.close();
-        Map<Long, long[]> expected = new TreeMap<>(); // bucket -> {count, sum}
+        BucketTotals expected = new BucketTotals();
         for (ConsumerRecord<String, String> r : KafkaFixture.readAllCommitted(orders)) {
-            long amount = JSON.readTree(r.value()).get("amount").asLong();
-            long[] e = expected.computeIfAbsent(amount % 10, b -> new long[2]);
-            e[0]++;
-            e[1] += amount;
+            expected.order(JSON.readTree(r.value()).get("amount").asLong());
         }
-        assertEquals(ORDERS, expected.values().stream().mapToLong(e -> e[0]).sum(), "orders sent");
-        await(app + " commits all " + ORDERS + " bucket updates")
-                .atMost(Duration.ofMinutes(2))
-                .pollInterval(Duration.ofSeconds(1))
-                .until(() -> {
-                    processes.stream().filter(p -> p != m2).forEach(WeirProcess::assertAlive);
-                    return KafkaFixture.readAllCommitted(out).size() >= ORDERS;
-                });
-
-        Map<Long, List<JsonNode>> perBucket = new TreeMap<>();
-        for (ConsumerRecord<String, String> r : KafkaFixture.readAllCommitted(out)) {
-            JsonNode v = JSON.readTree(r.value());
-            perBucket
-                    .computeIfAbsent(v.get("bucket").asLong(), b -> new ArrayList<>())
-                    .add(v);
-        }
-        assertEquals(expected.keySet(), perBucket.keySet(), "seed " + seed);
-        for (Map.Entry<Long, long[]> e : expected.entrySet()) {
-            List<JsonNode> totals = perBucket.get(e.getKey());
-            for (int i = 0; i < totals.size(); i++) {
-                assertEquals(
-                        i + 1,
-                        totals.get(i).get("count").asLong(),
-                        "seed " + seed + ": bucket " + e.getKey() + " update " + (i + 1)
-                                + " (a count repeated or skipped means an order counted twice or lost)");
-            }
-            assertEquals(e.getValue()[0], totals.size(), "seed " + seed + ": updates of bucket " + e.getKey());
-            assertEquals(
-                    e.getValue()[1],
-                    totals.get(totals.size() - 1).get("sum").asLong(),
-                    "seed " + seed + ": final sum of bucket " + e.getKey());
-        }
-        System.out.printf("%s: verify OK: %d orders, %d buckets%n", app, ORDERS, perBucket.size());
+        assertEquals(ORDERS, expected.orders(), "orders sent");
+        expected.verify(KafkaFixture.readAllCommitted(out), "seed " + seed);
+        System.out.printf("%s: verify OK: %d orders%n", app, ORDERS);
     }
 
     private WeirProcess instance(String app, String id, String orders, String out, Path stateDir) {
@@ -157,23 +118,7 @@ class ManyInstancesPipelineIT {
                             p.assertAlive();
                         }
                     });
-                    return written(out) >= records;
+                    return KafkaFixture.endOffsets(out, IsolationLevel.READ_UNCOMMITTED) >= records;
                 });
-    }
-
-    /** Records written to {@code topic} so far, committed or not (the sum of its end offsets). */
-    private static long written(String topic) throws Exception {
-        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
-        for (int p = 0; p < PARTITIONS; p++) {
-            request.put(new TopicPartition(topic, p), OffsetSpec.latest());
-        }
-        return KafkaFixture.admin()
-                .listOffsets(request, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED))
-                .all()
-                .get(30, TimeUnit.SECONDS)
-                .values()
-                .stream()
-                .mapToLong(i -> i.offset())
-                .sum();
     }
 }

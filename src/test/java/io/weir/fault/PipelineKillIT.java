@@ -3,8 +3,8 @@ package io.weir.fault;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.weir.fixtures.BucketTotals;
 import io.weir.fixtures.KafkaFixture;
 import io.weir.fixtures.WeirProcess;
 import java.nio.file.Path;
@@ -14,15 +14,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.ListOffsetsOptions;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.DisplayNameGeneration;
 import org.junit.jupiter.api.DisplayNameGenerator;
@@ -52,14 +48,12 @@ class PipelineKillIT {
         String orders = KafkaFixture.createTopic(app + "-orders", PARTITIONS);
         String out = KafkaFixture.createTopic(app + "-out", PARTITIONS);
         int count = 200_000;
-        Map<Long, long[]> expected = new TreeMap<>(); // bucket -> {count, sum}
+        BucketTotals expected = new BucketTotals();
         try (KafkaProducer<String, String> producer = producer()) {
             for (int i = 0; i < count; i++) {
                 int user = random.nextInt(USERS);
                 long amount = 1 + random.nextInt(100);
-                long[] e = expected.computeIfAbsent(amount % 10, b -> new long[2]);
-                e[0]++;
-                e[1] += amount;
+                expected.order(amount);
                 producer.send(new ProducerRecord<>(
                         orders,
                         "u" + user,
@@ -75,29 +69,7 @@ class PipelineKillIT {
                 random,
                 seed);
 
-        Map<Long, List<JsonNode>> perBucket = new TreeMap<>();
-        for (ConsumerRecord<String, String> r : KafkaFixture.readAllCommitted(out)) {
-            JsonNode v = JSON.readTree(r.value());
-            perBucket
-                    .computeIfAbsent(v.get("bucket").asLong(), b -> new ArrayList<>())
-                    .add(v);
-        }
-        assertEquals(expected.keySet(), perBucket.keySet(), "seed " + seed);
-        for (Map.Entry<Long, long[]> e : expected.entrySet()) {
-            List<JsonNode> totals = perBucket.get(e.getKey());
-            for (int i = 0; i < totals.size(); i++) {
-                assertEquals(
-                        i + 1,
-                        totals.get(i).get("count").asLong(),
-                        "seed " + seed + ": bucket " + e.getKey() + " update " + (i + 1)
-                                + " (a count repeated or skipped means a record counted twice or lost)");
-            }
-            assertEquals(e.getValue()[0], totals.size(), "seed " + seed + ": updates of bucket " + e.getKey());
-            assertEquals(
-                    e.getValue()[1],
-                    totals.get(totals.size() - 1).get("sum").asLong(),
-                    "seed " + seed + ": final sum of bucket " + e.getKey());
-        }
+        expected.verify(KafkaFixture.readAllCommitted(out), "seed " + seed);
     }
 
     @Test
@@ -169,13 +141,15 @@ class PipelineKillIT {
         try (WeirProcess weir = WeirProcess.run(app, Path.of("config", "examples", example), overrides)) {
             weir.start();
             for (int kill = 0; kill < KILLS; kill++) {
-                long killAt = written(out) + 1 + random.nextInt((int) (expectedOutputs / (KILLS + 2)));
+                long killAt = KafkaFixture.endOffsets(out, IsolationLevel.READ_UNCOMMITTED)
+                        + 1
+                        + random.nextInt((int) (expectedOutputs / (KILLS + 2)));
                 await(app + " writes up to " + killAt + " records before kill " + (kill + 1))
                         .atMost(Duration.ofSeconds(90))
                         .pollInterval(Duration.ofMillis(20))
                         .until(() -> {
                             weir.assertAlive();
-                            return written(out) >= killAt;
+                            return KafkaFixture.endOffsets(out, IsolationLevel.READ_UNCOMMITTED) >= killAt;
                         });
                 weir.kill();
                 weir.start();
@@ -189,21 +163,5 @@ class PipelineKillIT {
                     });
             weir.stop();
         }
-    }
-
-    /** Records written to {@code topic} so far, committed or not (the sum of its end offsets). */
-    private static long written(String topic) throws Exception {
-        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
-        for (int p = 0; p < PARTITIONS; p++) {
-            request.put(new TopicPartition(topic, p), OffsetSpec.latest());
-        }
-        return KafkaFixture.admin()
-                .listOffsets(request, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED))
-                .all()
-                .get(30, TimeUnit.SECONDS)
-                .values()
-                .stream()
-                .mapToLong(i -> i.offset())
-                .sum();
     }
 }

@@ -20,13 +20,10 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.ListOffsetsOptions;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.DisplayNameGeneration;
 import org.junit.jupiter.api.DisplayNameGenerator;
@@ -412,13 +409,15 @@ class WindowKillIT {
         try (WeirProcess weir = WeirProcess.run(app, Path.of("config", "examples", example), overrides)) {
             weir.start();
             for (int kill = 0; kill < KILLS; kill++) {
-                long killAt = committed(out) + 1 + random.nextInt((int) (expectedOutputs / (KILLS + 2)));
+                long killAt = KafkaFixture.endOffsets(out, IsolationLevel.READ_COMMITTED)
+                        + 1
+                        + random.nextInt((int) (expectedOutputs / (KILLS + 2)));
                 await(app + " commits up to " + killAt + " results before kill " + (kill + 1))
                         .atMost(Duration.ofSeconds(90))
                         .pollInterval(Duration.ofMillis(20))
                         .until(() -> {
                             weir.assertAlive();
-                            return committed(out) >= killAt;
+                            return KafkaFixture.endOffsets(out, IsolationLevel.READ_COMMITTED) >= killAt;
                         });
                 weir.kill();
                 weir.start();
@@ -437,24 +436,5 @@ class WindowKillIT {
             }
             weir.stop();
         }
-    }
-
-    /**
-     * Records committed to {@code topic} so far: the sum of its last stable offsets, which counts
-     * transaction markers too, so a little more than the records.
-     */
-    private static long committed(String topic) throws Exception {
-        Map<TopicPartition, OffsetSpec> request = new HashMap<>();
-        for (int p = 0; p < PARTITIONS; p++) {
-            request.put(new TopicPartition(topic, p), OffsetSpec.latest());
-        }
-        return KafkaFixture.admin()
-                .listOffsets(request, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
-                .all()
-                .get(30, TimeUnit.SECONDS)
-                .values()
-                .stream()
-                .mapToLong(i -> i.offset())
-                .sum();
     }
 }
