@@ -366,7 +366,7 @@ final class Execution implements SourceLoop.Execution {
             if (reads++ > 0) {
                 TimeUnit.MILLISECONDS.sleep(200); // a record committed a moment ago: give it time
             }
-            history = reader.history(
+            history = reader.freshHistory(
                     new TreeSet<>(taskInputs.keySet()), ctx.settings().state().retain(), RESTORE_TIMEOUT);
         }
     }

@@ -10,6 +10,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -32,7 +34,8 @@ import org.apache.kafka.common.TopicPartition;
  * of every task's checkpoints, the segment time before compaction may run — each with a new
  * consumer. A read that fails midway drops what was kept; the next starts from the beginning.
  *
- * <p>Threading: calls are serialised (an instance's restores and its standby share one reader).
+ * <p>Threading: calls are serialised by a lock (an instance's restores and its standby share one
+ * reader); a caller waits for another's read at most its own timeout.
  */
 public final class CheckpointReader implements AutoCloseable {
     private final KafkaClients clients;
@@ -47,7 +50,9 @@ public final class CheckpointReader implements AutoCloseable {
     /** How many checkpoints per task {@link #read} keeps: the most a call asked for. */
     private int depth;
     /** Records read since this reader was made; for tests. */
-    private long recordsRead;
+    private volatile long recordsRead;
+
+    private final ReentrantLock lock = new ReentrantLock();
 
     public CheckpointReader(KafkaClients clients, String topic) {
         this.clients = clients;
@@ -64,40 +69,72 @@ public final class CheckpointReader implements AutoCloseable {
     /**
      * Up to the last {@code depth} checkpoints of each of {@code tasks} (all when null), oldest
      * first: what retention keeps. Compaction may already have removed older records, so a task
-     * may have fewer; the last one is always its latest.
+     * may have fewer; the last one is always its latest. Waits at most {@code timeout} for another
+     * caller's read, then as long again for its own.
      */
-    public synchronized Map<String, List<TaskCheckpoint>> history(Set<String> tasks, int depth, Duration timeout)
+    public Map<String, List<TaskCheckpoint>> history(Set<String> tasks, int depth, Duration timeout)
             throws IOException {
-        if (closed) {
-            throw new IOException("the reader of " + topic + " is closed");
-        }
-        if (depth > this.depth) {
-            reset(); // kept too few per task: read from the beginning, keeping more
-            this.depth = depth;
-        }
-        boolean done = false;
+        return read(tasks, depth, timeout, false);
+    }
+
+    /**
+     * {@link #history} read from the beginning with a new consumer, forgetting what was kept: for a
+     * restore that did not find what the committed offsets name and reads again, as it always did.
+     */
+    public Map<String, List<TaskCheckpoint>> freshHistory(Set<String> tasks, int depth, Duration timeout)
+            throws IOException {
+        return read(tasks, depth, timeout, true);
+    }
+
+    private Map<String, List<TaskCheckpoint>> read(Set<String> tasks, int depth, Duration timeout, boolean fresh)
+            throws IOException {
         try {
-            catchUp(timeout);
-            done = true;
-        } finally {
-            if (!done) {
-                reset();
+            // Not synchronized: a read abandoned by a stopped restore, or a standby round, may hold the
+            // reader while the broker is unreachable; the next caller gives up after its timeout.
+            if (!lock.tryLock(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IOException("another read of " + topic + " did not end within " + timeout);
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting to read " + topic, e);
         }
-        Map<String, List<TaskCheckpoint>> result = new HashMap<>();
-        read.forEach((task, h) -> {
-            if (tasks == null || tasks.contains(task)) {
-                List<TaskCheckpoint> all = List.copyOf(h);
-                result.put(task, all.subList(Math.max(0, all.size() - depth), all.size()));
+        try {
+            if (closed) {
+                throw new IOException("the reader of " + topic + " is closed");
             }
-        });
-        return result;
+            if (fresh || depth > this.depth) {
+                reset(); // read from the beginning (keeping more per task when asked for more)
+                this.depth = Math.max(depth, this.depth);
+            }
+            boolean done = false;
+            try {
+                catchUp(timeout);
+                done = true;
+            } finally {
+                if (!done) {
+                    reset();
+                }
+            }
+            Map<String, List<TaskCheckpoint>> result = new HashMap<>();
+            read.forEach((task, h) -> {
+                if (tasks == null || tasks.contains(task)) {
+                    List<TaskCheckpoint> all = List.copyOf(h);
+                    result.put(task, all.subList(Math.max(0, all.size() - depth), all.size()));
+                }
+            });
+            return result;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Reads from where the last call stopped to the topic's end as of now. */
     private void catchUp(Duration timeout) throws IOException {
         if (consumer == null) {
             consumer = clients.reader(topic + "-reader", true);
+            if (closed) {
+                throw new IOException("the reader of " + topic + " is closed"); // close() missed this one
+            }
             List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
             if (infos == null || infos.isEmpty()) {
                 throw new IOException("checkpoint topic " + topic + " does not exist");
@@ -109,6 +146,9 @@ public final class CheckpointReader implements AutoCloseable {
             consumer.seekToBeginning(parts);
         }
         Map<TopicPartition, Long> end = consumer.endOffsets(parts, timeout);
+        if (!end.keySet().containsAll(parts)) { // a zero timeout answers with what it has
+            throw new IOException("the end of " + topic + " is not known within " + timeout);
+        }
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!reachedEnd(consumer, end)) {
             if (System.nanoTime() > deadline) {
@@ -161,7 +201,7 @@ public final class CheckpointReader implements AutoCloseable {
         }
     }
 
-    synchronized long recordsRead() {
+    long recordsRead() {
         return recordsRead;
     }
 
@@ -173,8 +213,11 @@ public final class CheckpointReader implements AutoCloseable {
         if (reading != null) {
             reading.wakeup(); // a read stuck on an unreachable broker would hold the lock for its timeout
         }
-        synchronized (this) {
+        lock.lock(); // the read in progress, if any, fails at once now
+        try {
             reset();
+        } finally {
+            lock.unlock();
         }
     }
 

@@ -88,6 +88,7 @@ final class ChunkReader {
         OutputStream out;
         long size;
         int chunks;
+        boolean finished;
 
         Download(StoredFile file, Path target) {
             this.file = file;
@@ -120,36 +121,50 @@ final class ChunkReader {
         }
         boolean done = false;
         try {
-            read(wanted);
             for (Download d : downloads) {
-                if (d.out == null) { // a file without locations: nothing to read, yet it must be right
-                    d.out = Files.newOutputStream(d.target);
-                }
-                d.out.close();
-                if (d.size != d.file.size() || d.crc.getValue() != d.file.crc32c()) {
-                    throw new IOException(corrupt(
-                            d.file,
-                            "read " + d.size + " bytes with crc32c " + d.crc.getValue() + ", expected " + d.file.size()
-                                    + " bytes with crc32c " + d.file.crc32c()));
+                if (d.file.locations().isEmpty()) {
+                    finish(d); // nothing to read, yet it must be what the handle says
                 }
             }
+            read(wanted);
             done = true;
         } finally {
-            consumer.unsubscribe(); // a later copy assigns afresh, nothing paused or positioned is left
-            at = null;
-            pending.clear();
             if (!done) {
                 for (Download d : downloads) {
-                    try {
-                        if (d.out != null) {
-                            d.out.close();
-                        }
-                    } catch (IOException ignored) {
-                        // the target goes anyway
+                    if (!d.finished) {
+                        closeQuietly(d);
+                        Files.deleteIfExists(d.target);
                     }
-                    Files.deleteIfExists(d.target);
                 }
             }
+            at = null;
+            pending.clear();
+            consumer.unsubscribe(); // a later copy assigns afresh, nothing paused or positioned is left
+        }
+    }
+
+    /** The file's last chunk is written: close it (a restore may download thousands) and check it whole. */
+    private void finish(Download d) throws IOException {
+        if (d.out == null) {
+            d.out = Files.newOutputStream(d.target);
+        }
+        d.out.close();
+        if (d.size != d.file.size() || d.crc.getValue() != d.file.crc32c()) {
+            throw new IOException(corrupt(
+                    d.file,
+                    "read " + d.size + " bytes with crc32c " + d.crc.getValue() + ", expected " + d.file.size()
+                            + " bytes with crc32c " + d.file.crc32c()));
+        }
+        d.finished = true;
+    }
+
+    private static void closeQuietly(Download d) {
+        try {
+            if (d.out != null) {
+                d.out.close();
+            }
+        } catch (IOException ignored) {
+            // the target is deleted next
         }
     }
 
@@ -241,6 +256,9 @@ final class ChunkReader {
         d.crc.update(r.value());
         d.size += r.value().length;
         d.chunks++;
+        if (d.chunks == d.file.locations().size()) {
+            finish(d);
+        }
     }
 
     /** Seeks unless the record at {@code offset} is a few records ahead of where reading stands. */

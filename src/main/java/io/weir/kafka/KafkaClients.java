@@ -145,9 +145,10 @@ public final class KafkaClients {
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(4 << 20));
-        // These readers read to the end and close: the fetch the consumer sends ahead after the last
-        // records, at the end of the log, would hold the close up for fetch.max.wait.ms (500 ms by
-        // default) — on the restore path, where every restart reads the checkpoint topic.
+        // These readers read to the end and stop there (the partition-count scan then closes; the
+        // checkpoint reader waits for its next call): the fetch the consumer sends ahead after the
+        // last records would hold that close, or the next call's first poll, for fetch.max.wait.ms
+        // (500 ms by default) — on the restore path.
         p.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, "10");
         return p;
     }

@@ -83,6 +83,13 @@ class ManyInstancesPipelineIT {
 
         produced.get(3, TimeUnit.MINUTES);
         generator.close();
+        await(app + " commits all " + ORDERS + " bucket updates")
+                .atMost(Duration.ofMinutes(2))
+                .pollInterval(Duration.ofSeconds(1))
+                .until(() -> {
+                    processes.stream().filter(p -> p != m2).forEach(WeirProcess::assertAlive);
+                    return KafkaFixture.readAllCommitted(out).size() >= ORDERS;
+                });
         BucketTotals expected = new BucketTotals();
         for (ConsumerRecord<String, String> r : KafkaFixture.readAllCommitted(orders)) {
             expected.order(JSON.readTree(r.value()).get("amount").asLong());

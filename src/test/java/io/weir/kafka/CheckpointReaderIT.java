@@ -145,4 +145,29 @@ class CheckpointReaderIT {
                 java.io.IOException.class, () -> reader.history(null, 1, Duration.ofSeconds(1)));
         org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("closed"), e.getMessage());
     }
+
+    @Test
+    void aReadThatFailsMidwayForgetsWhatWasKeptAndAFreshReadStartsOver() throws Exception {
+        String topic = KafkaFixture.createTopic(KafkaFixture.uniqueTopic("checkpoints"), 1);
+        append(topic, checkpoint("t-0", 1, 10), checkpoint("t-1", 1, 11));
+        try (CheckpointReader reader = new CheckpointReader(KafkaClients.of(KafkaFixture.bootstrap()), topic)) {
+            reader.history(null, 2, Duration.ofSeconds(30));
+            assertEquals(2, reader.recordsRead());
+            append(topic, checkpoint("t-0", 2, 20), checkpoint("t-1", 2, 21), checkpoint("t-2", 1, 12));
+
+            // No time at all: the read cannot reach the end and fails (before or after reading some).
+            org.junit.jupiter.api.Assertions.assertThrows(
+                    Exception.class, () -> reader.history(null, 2, Duration.ZERO));
+            long afterFailure = reader.recordsRead();
+            Map<String, List<TaskCheckpoint>> after = reader.history(null, 2, Duration.ofSeconds(30));
+            assertEquals(5, reader.recordsRead() - afterFailure, "the read after a failure starts from the beginning");
+            assertEquals(
+                    List.of(1L, 2L),
+                    after.get("t-0").stream().map(TaskCheckpoint::checkpointId).toList());
+
+            long beforeFresh = reader.recordsRead();
+            assertEquals(after, reader.freshHistory(null, 2, Duration.ofSeconds(30)));
+            assertEquals(5, reader.recordsRead() - beforeFresh, "a fresh read reads everything again");
+        }
+    }
 }

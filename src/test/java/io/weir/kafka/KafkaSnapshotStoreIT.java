@@ -7,9 +7,13 @@ import io.weir.state.SnapshotStoreContract;
 import io.weir.state.StoredFile;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
@@ -17,6 +21,7 @@ import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** The snapshot store contract on the Kafka store, against the real broker. */
@@ -46,10 +51,16 @@ class KafkaSnapshotStoreIT extends SnapshotStoreContract {
         return store;
     }
 
-    /** Writes a chunk 0 with flipped content but the original chunk's checksum header, and points at it. */
+    /**
+     * Writes the file's last chunk again with one byte flipped but the original chunk's checksum
+     * header, and points at it: the chunks before it are intact, so a download has written them
+     * when it meets the damage (and must not leave them behind).
+     */
     @Override
     protected StoredFile damage(StoredFile file) throws Exception {
-        byte[] chunk = Arrays.copyOf(store.read(file), (int) Math.min(file.size(), KafkaSnapshotStore.CHUNK));
+        int last = file.locations().size() - 1;
+        byte[] content = store.read(file);
+        byte[] chunk = Arrays.copyOfRange(content, last * KafkaSnapshotStore.CHUNK, content.length);
         long crc = Crc32c.of(chunk);
         chunk[chunk.length / 2] ^= 1;
         RecordHeaders headers = new RecordHeaders();
@@ -58,13 +69,13 @@ class KafkaSnapshotStoreIT extends SnapshotStoreContract {
         try (KafkaProducer<byte[], byte[]> p = clients.idempotentProducer("damage")) {
             RecordMetadata m = p.send(new ProducerRecord<>(
                             topic,
-                            ChunkReader.partition(file.locations().get(0)),
-                            (file.name() + "/0").getBytes(StandardCharsets.UTF_8),
+                            ChunkReader.partition(file.locations().get(last)),
+                            (file.name() + "/" + last).getBytes(StandardCharsets.UTF_8),
                             chunk,
                             headers))
                     .get();
             List<String> locations = new ArrayList<>(file.locations());
-            locations.set(0, m.partition() + "@" + m.offset());
+            locations.set(last, m.partition() + "@" + m.offset());
             return new StoredFile(file.name(), file.size(), file.crc32c(), locations);
         }
     }
@@ -75,5 +86,37 @@ class KafkaSnapshotStoreIT extends SnapshotStoreContract {
         store.delete(file);
         StoredFile other = store.write(task + "/other", new byte[10]);
         return new StoredFile(file.name(), file.size(), file.crc32c(), other.locations());
+    }
+
+    @Test
+    void filesOfOnePartitionFarApartDownloadTogether() throws Exception {
+        StoredFile a = store.write(task + "/far/a", random(5000, 40));
+        int partition = ChunkReader.partition(a.locations().get(0));
+        // More records of other files between the two than the reader reads through: it seeks.
+        int between = 0;
+        for (int i = 0; between <= 20; i++) {
+            StoredFile filler = store.write(task + "/far/filler-" + i, random(100, 100 + i));
+            if (ChunkReader.partition(filler.locations().get(0)) == partition) {
+                between++;
+            }
+        }
+        StoredFile b = null;
+        byte[] bContent = null;
+        for (int i = 0; b == null; i++) {
+            byte[] content = random(3000, 200 + i);
+            StoredFile candidate = store.write(task + "/far/b-" + i, content);
+            if (ChunkReader.partition(candidate.locations().get(0)) == partition) {
+                b = candidate;
+                bContent = content;
+            }
+        }
+        Map<StoredFile, Path> targets = new LinkedHashMap<>();
+        targets.put(b, dir.resolve("b"));
+        targets.put(a, dir.resolve("a"));
+
+        store.downloadAll(targets);
+
+        org.junit.jupiter.api.Assertions.assertArrayEquals(random(5000, 40), Files.readAllBytes(dir.resolve("a")));
+        org.junit.jupiter.api.Assertions.assertArrayEquals(bContent, Files.readAllBytes(dir.resolve("b")));
     }
 }

@@ -74,6 +74,12 @@ class OpsEndpointsIT {
                 await();
                 super.download(file, target);
             }
+
+            @Override
+            public void downloadAll(java.util.Map<StoredFile, Path> files) throws IOException {
+                await();
+                super.downloadAll(files);
+            }
         };
     }
 
