@@ -160,17 +160,17 @@ public final class WeirMetrics implements InstanceEvents, AutoCloseable {
                 RocksDbBackend.LIVE_DATA,
                 taskGauge(
                         "weir.task.rocksdb.live.data",
-                        "RocksDB estimate-live-data-size at the last checkpoint, after its flush"));
+                        "RocksDB estimate-live-data-size at the last checkpoint's barrier"));
         rocksDb.put(
                 RocksDbBackend.SST_FILES,
                 taskGauge(
                         "weir.task.rocksdb.sst.files",
-                        "RocksDB total-sst-files-size at the last checkpoint, after its flush"));
+                        "RocksDB total-sst-files-size at the last checkpoint's barrier"));
         rocksDb.put(
                 RocksDbBackend.MEMTABLES,
                 taskGauge(
                         "weir.task.rocksdb.memtables",
-                        "RocksDB cur-size-all-mem-tables at the last checkpoint, before its flush"));
+                        "RocksDB cur-size-all-mem-tables at the last checkpoint's barrier"));
         if (instance.settings().state().backend() == io.weir.app.StateSettings.Backend.ROCKSDB) {
             FunctionCounter.builder("weir.rocksdb.block.cache.hits", instance, i -> blockCache(i, Hit.HITS))
                     .description("Lookups the shared RocksDB block cache answered")

@@ -1,11 +1,13 @@
 package io.weir.state;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 
 /** File operations on a task's local state directory. */
@@ -53,6 +55,21 @@ final class LocalFiles {
             Files.createLink(link, existing);
         } catch (UnsupportedOperationException | IOException e) {
             Files.copy(existing, link);
+        }
+    }
+
+    /** Copies the first {@code length} bytes of a file that may be growing (a log, a MANIFEST). */
+    static void copyPrefix(Path from, Path to, long length) throws IOException {
+        try (FileChannel in = FileChannel.open(from, StandardOpenOption.READ);
+                FileChannel out = FileChannel.open(to, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            long done = 0;
+            while (done < length) {
+                long n = in.transferTo(done, length - done, out);
+                if (n <= 0) {
+                    throw new IOException(from + " has " + in.size() + " bytes, fewer than the " + length + " to copy");
+                }
+                done += n;
+            }
         }
     }
 }

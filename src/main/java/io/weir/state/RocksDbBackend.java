@@ -36,11 +36,11 @@ import org.rocksdb.TickerType;
  * the end; the map of open stores is concurrent because stores remove themselves when closed.
  */
 public final class RocksDbBackend implements StateBackend {
-    /** Memtable bytes, sampled before a snapshot's flush: what the task wrote since the last one. */
+    /** Memtable bytes at a snapshot: what the task wrote since the preparation's flush. */
     public static final String MEMTABLES = "rocksdb.cur-size-all-mem-tables";
-    /** Live data in bytes, sampled after a snapshot's flush. */
+    /** Live data in bytes, sampled at a snapshot. */
     public static final String LIVE_DATA = "rocksdb.estimate-live-data-size";
-    /** SST files in bytes, sampled after a snapshot's flush. */
+    /** SST files in bytes, sampled at a snapshot (the memtables not included). */
     public static final String SST_FILES = "rocksdb.total-sst-files-size";
 
     static final String NAME = "rocksdb";
@@ -82,7 +82,7 @@ public final class RocksDbBackend implements StateBackend {
                 .setCreateIfMissing(true)
                 .setWriteBufferSize(settings.writeBufferBytes())
                 .setMaxWriteBufferNumber(3)
-                // Every checkpoint flushes (twice, with its preparation), and with updates spread over
+                // Every checkpoint flushes (once, at its preparation), and with updates spread over
                 // the key space each flushed file spans all of it: compacting level 0 into level 1
                 // rewrites the whole state. After 8 files instead of 4 that happens half as often,
                 // and so does the upload of the rewritten files (state-snapshot bench, 1,000,000
@@ -95,6 +95,11 @@ public final class RocksDbBackend implements StateBackend {
                 .setKeepLogFileNum(2)
                 // Unflushed writes are worthless after close: restores start from checkpoints.
                 .setAvoidFlushDuringShutdown(true)
+                // A checkpoint holds the write-ahead log instead of a flush (RocksDbStateStore
+                // .capture): the log stays in RocksDB's buffer until the capture pushes it to the
+                // file, and a restore replays it into the memtable without writing an SST first.
+                .setManualWalFlush(true)
+                .setAvoidFlushDuringRecovery(true)
                 .setStatistics(statistics)
                 .setTableFormatConfig(new BlockBasedTableConfig()
                         .setBlockCache(cache)
@@ -212,7 +217,7 @@ public final class RocksDbBackend implements StateBackend {
                 wanted.add(name);
                 Path file = dir.resolve(name);
                 // An SST file never changes: its name and size say it is there. The few others
-                // (MANIFEST, OPTIONS, CURRENT) are small enough to check whole.
+                // (MANIFEST, OPTIONS, CURRENT, the logs) are small enough to check whole.
                 if (Files.isRegularFile(file)
                         && Files.size(file) == f.size()
                         && (SharedFiles.immutable(name) || Crc32c.of(file) == f.crc32c())) {

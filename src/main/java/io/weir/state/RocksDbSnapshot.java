@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CancellationException;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
@@ -13,10 +14,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The asynchronous part of a RocksDB snapshot: uploads a native checkpoint directory (hard links
- * to the database's SST files plus copies of MANIFEST, CURRENT and OPTIONS) to the snapshot store.
- * An SST file that the task's latest completed checkpoint already stored is referenced, not
- * uploaded again (incremental); the small metadata files are uploaded every time. The handle names
+ * The asynchronous part of a RocksDB snapshot: copies the captured write-ahead logs' prefixes out of
+ * their links, then uploads the checkpoint directory (hard links to the database's SST files, the
+ * logs, copies of MANIFEST, CURRENT and OPTIONS) to the snapshot store. An SST file that the task's latest completed checkpoint already
+ * stored is referenced, not uploaded again (incremental); the logs and metadata files are uploaded
+ * every time. The handle names
  * every file the checkpoint needs, shared or new, with size and checksum. Stored names are
  * {@code task/generation/checkpoint/localName}: unique per upload, and the local name comes back
  * at restore.
@@ -26,23 +28,47 @@ import org.slf4j.LoggerFactory;
  */
 final class RocksDbSnapshot implements SnapshotPart {
     private static final Logger LOG = LoggerFactory.getLogger(RocksDbSnapshot.class);
+    /** The suffix of a captured write-ahead log's link, until its prefix is copied. */
+    static final String LINK = ".link";
 
     private final String task;
     private final String generation;
     private final long checkpointId;
     private final Path dir;
     private final SharedFiles shared;
+    private final Map<String, Long> logLengths;
 
-    RocksDbSnapshot(String task, String generation, long checkpointId, Path dir, SharedFiles shared) {
+    /**
+     * @param logLengths the write-ahead logs of the capture, each linked in {@code dir} as
+     *     {@code <name>.link}, with the length the checkpoint holds of it
+     */
+    RocksDbSnapshot(
+            String task,
+            String generation,
+            long checkpointId,
+            Path dir,
+            SharedFiles shared,
+            Map<String, Long> logLengths) {
         this.task = task;
         this.generation = generation;
         this.checkpointId = checkpointId;
         this.dir = dir;
         this.shared = shared;
+        this.logLengths = Map.copyOf(logLengths);
     }
 
     @Override
     public StateHandle write(SnapshotStore store, BooleanSupplier cancelled) throws IOException {
+        // The logs first: each becomes the prefix the checkpoint holds, and its link goes.
+        for (Map.Entry<String, Long> log : logLengths.entrySet()) {
+            Path link = dir.resolve(log.getKey() + LINK);
+            Path copy = dir.resolve(log.getKey());
+            if (Files.exists(link)) { // else copied by an earlier attempt
+                Files.deleteIfExists(copy);
+                LocalFiles.copyPrefix(link, copy, log.getValue());
+                Files.delete(link);
+            }
+        }
         List<StoredFile> files = new ArrayList<>();
         long uploaded = 0;
         long reused = 0;

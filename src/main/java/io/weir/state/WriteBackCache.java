@@ -17,9 +17,10 @@ import java.util.TreeSet;
  * lookups, and many writes of a key between checkpoints into one. Its size is a budget in bytes
  * that the backend shares among the tasks it has open (least recently used entries go first).
  *
- * <p>Correctness: dirty entries reach the inner store before anything that must see them — the
- * synchronous part of a snapshot (so checkpoint n holds every write before barrier n), a scan of a
- * prefix they fall under (point keys, {@link #putPoint}, are by contract under none), and eviction. Entries lost on a crash were never in a checkpoint, so a
+ * <p>Correctness: dirty entries reach the inner store before anything that must see them — a scan
+ * of a prefix they fall under (point keys, {@link #putPoint}, are by contract under none), eviction,
+ * a snapshot's preparation — and a snapshot takes them along as they are (so checkpoint n holds
+ * every write before barrier n: {@link RocksDbStateStore#snapshot(long, java.util.Collection)}). Entries lost on a crash were never in a checkpoint, so a
  * restore never misses them. Values are copied in and out, as the other stores do.
  *
  * <p>Threading: the task thread only, like the store it wraps; completions pass straight through.
@@ -27,6 +28,8 @@ import java.util.TreeSet;
 final class WriteBackCache implements StateStore {
     /** A removed key whose removal has not reached the inner store yet. */
     private static final byte[] DELETED = new byte[0];
+    /** Dirty entries beyond this many serialized bytes are written through at a snapshot instead. */
+    private static final long MAX_CARRIED_BYTES = 256L << 20;
 
     /**
      * A cached value under its key, and whether it still has to reach the inner store; as a map
@@ -95,14 +98,21 @@ final class WriteBackCache implements StateStore {
     private Entry last;
 
     private final LinkedHashMap<Bytes, Entry> entries;
+    private final long maxCarriedBytes;
 
     /**
      * @param maxBytes what the entries may cost at most (by {@link #cost}), asked every few hundred
      *     new entries: the backend shares one budget among the tasks it has open
      */
     WriteBackCache(RocksDbStateStore inner, java.util.function.LongSupplier maxBytes) {
+        this(inner, maxBytes, MAX_CARRIED_BYTES);
+    }
+
+    /** @param maxCarriedBytes dirty entries a snapshot carries along at most, serialized */
+    WriteBackCache(RocksDbStateStore inner, java.util.function.LongSupplier maxBytes, long maxCarriedBytes) {
         this.inner = inner;
         this.maxBytes = maxBytes;
+        this.maxCarriedBytes = maxCarriedBytes;
         this.entries = new LinkedHashMap<>(1024, 0.75f, true);
     }
 
@@ -265,8 +275,14 @@ final class WriteBackCache implements StateStore {
 
     @Override
     public SnapshotPart snapshot(long checkpointId) {
-        flush();
-        return inner.snapshot(checkpointId);
+        // The dirty entries stay dirty (the next preparation writes them through) and go into the
+        // checkpoint as they are: copying them is cheaper than writing them into RocksDB now.
+        List<Entry> pending = dirtyEntries();
+        if (WriteBatches.size(pending) > maxCarriedBytes) {
+            flush();
+            return inner.snapshot(checkpointId);
+        }
+        return inner.snapshot(checkpointId, pending);
     }
 
     @Override
@@ -309,11 +325,7 @@ final class WriteBackCache implements StateStore {
         if (dirty.isEmpty() && dirtyPoints.isEmpty()) {
             return;
         }
-        List<Entry> batch = new ArrayList<>(dirty.size() + dirtyPoints.size());
-        for (Bytes k : dirty) {
-            batch.add(entries.get(k));
-        }
-        batch.addAll(dirtyPoints);
+        List<Entry> batch = dirtyEntries();
         inner.writeAll(batch);
         for (Entry e : batch) {
             e.dirty = false;
@@ -322,6 +334,16 @@ final class WriteBackCache implements StateStore {
         }
         dirty.clear();
         dirtyPoints.clear();
+    }
+
+    /** The dirty entries: those a scan may cover in key order, then the point keys. */
+    private List<Entry> dirtyEntries() {
+        List<Entry> all = new ArrayList<>(dirty.size() + dirtyPoints.size());
+        for (Bytes k : dirty) {
+            all.add(entries.get(k));
+        }
+        all.addAll(dirtyPoints);
+        return all;
     }
 
     /** Takes {@code e} out of {@link #dirtyPoints}, the last entry taking its place. */

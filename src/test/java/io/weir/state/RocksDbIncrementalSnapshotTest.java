@@ -52,7 +52,9 @@ class RocksDbIncrementalSnapshotTest {
         }
     }
 
+    /** As a task checkpoints: prepared ahead of the barrier, the preparation's flush done by then. */
     private StateHandle checkpoint(long id, boolean complete) throws IOException {
+        RocksDbStateStoreTest.prepareAndAwaitFlush(store);
         StateHandle h = store.snapshot(id).write(snapshots, () -> false);
         if (complete) {
             store.checkpointCompleted(id, h);
@@ -111,6 +113,7 @@ class RocksDbIncrementalSnapshotTest {
         try (RocksDbBackend newPod = new RocksDbBackend(dir.resolve("new-pod"), SMALL);
                 StateStore restored = newPod.open(TASK, "g9", new RestorePoint(TASK, 1, first), snapshots)) {
             restored.put(bytes("after-restore"), bytes("1"));
+            RocksDbStateStoreTest.prepareAndAwaitFlush(restored);
             StateHandle second = restored.snapshot(2).write(snapshots, () -> false);
             assertTrue(ssts(second).containsAll(ssts(first)));
             assertEquals(

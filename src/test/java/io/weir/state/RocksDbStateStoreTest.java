@@ -19,23 +19,98 @@ class RocksDbStateStoreTest extends StateStoreContract {
         return new RocksDbBackend(root, new RocksDbSettings(8 << 20, 4 << 20, 1 << 20));
     }
 
+    /** The RocksDB store under the write-back cache. */
+    static RocksDbStateStore rocks(StateStore store) {
+        return (RocksDbStateStore) ((WriteBackCache) store).inner();
+    }
+
+    /** Prepares the next snapshot as a task does ahead of a barrier and waits for its flush. */
+    static void prepareAndAwaitFlush(StateStore store) {
+        store.prepareSnapshot();
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> rocks(store).property("rocksdb.num-immutable-mem-table") == 0);
+    }
+
+    /** As a task checkpoints: prepared ahead of the barrier, the preparation's flush done by then. */
+    RestorePoint preparedCheckpoint(long id) throws IOException {
+        prepareAndAwaitFlush(store);
+        return checkpoint(id);
+    }
+
     @Test
     void aSnapshotSamplesTheSizePropertiesMetricsReport() {
         assertEquals(Map.of(), store.sampledProperties(), "nothing sampled before the first snapshot");
         for (int i = 0; i < 1_000; i++) {
             store.put(("key-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
         }
+        prepareAndAwaitFlush(store);
+        for (int i = 0; i < 30_000; i++) { // more than the cache holds: most reach the memtable
+            store.put(("later-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
+        }
         store.snapshot(1);
         Map<String, Long> first = store.sampledProperties();
         assertEquals(3, first.size(), first.toString());
-        assertTrue(first.get(RocksDbBackend.MEMTABLES) > 100_000, "sampled before the flush: " + first);
-        assertTrue(first.get(RocksDbBackend.SST_FILES) > 0, "sampled after the flush: " + first);
-        assertTrue(first.get(RocksDbBackend.LIVE_DATA) > 0, "sampled after the flush: " + first);
+        assertTrue(first.get(RocksDbBackend.MEMTABLES) > 100_000, "the writes since the preparation: " + first);
+        assertTrue(first.get(RocksDbBackend.SST_FILES) > 0, "the prepared flush's file: " + first);
+        assertTrue(first.get(RocksDbBackend.LIVE_DATA) > 0, first.toString());
+    }
+
+    @Test
+    void aSnapshotCapturesTheMemtableWithoutFlushingIt() throws IOException {
+        RocksDbStateStore rocks = rocks(store);
+        for (int i = 0; i < 30_000; i++) {
+            store.put(("key-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
+        }
+        store.delete("key-7".getBytes(StandardCharsets.UTF_8));
+        Map<String, String> expected = everything(store);
+        StateHandle handle = store.snapshot(1).write(snapshots, () -> false);
+        assertEquals(0, rocks.property(RocksDbBackend.SST_FILES), "no SST file: nothing was flushed");
+        assertTrue(rocks.property("rocksdb.num-entries-active-mem-table") > 0, "the writes are still in the memtable");
+        assertTrue(handle.files().stream().anyMatch(f -> f.name().endsWith(".log")), handle.toString());
+        store.put("after".getBytes(StandardCharsets.UTF_8), new byte[1]); // not part of checkpoint 1
+        store.delete("key-8".getBytes(StandardCharsets.UTF_8));
+
+        try (StateBackend fresh = newBackend(dir.resolve("new-pod"));
+                StateStore restored = fresh.open(TASK, "g9", new RestorePoint(TASK, 1, handle), snapshots)) {
+            assertEquals(expected, everything(restored));
+        }
+    }
+
+    @Test
+    void aSnapshotTakenWhileThePreparedFlushRunsHoldsTheRolledLogToo() throws IOException {
+        RocksDbStateStore rocks = rocks(store);
+        for (int i = 0; i < 20_000; i++) {
+            store.put(("before-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
+        }
+        rocks.pauseBackgroundWork();
+        StateHandle handle;
+        try {
+            store.prepareSnapshot(); // switches the memtable; its flush cannot run yet
+            assertEquals(1, rocks.property("rocksdb.num-immutable-mem-table"), "the flush is pending");
+            for (int i = 0; i < 20_000; i++) {
+                store.put(("between-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
+            }
+            handle = store.snapshot(1).write(snapshots, () -> false);
+            store.put("after".getBytes(StandardCharsets.UTF_8), new byte[1]);
+        } finally {
+            rocks.continueBackgroundWork();
+        }
+        assertEquals(
+                2,
+                handle.files().stream().filter(f -> f.name().endsWith(".log")).count(),
+                "the rolled log and the live one: " + handle);
+        try (StateBackend fresh = newBackend(dir.resolve("new-pod"));
+                StateStore restored = fresh.open(TASK, "g9", new RestorePoint(TASK, 1, handle), snapshots)) {
+            Map<String, String> all = everything(restored);
+            assertEquals(40_000, all.size());
+            assertTrue(all.containsKey("before-0") && all.containsKey("between-19999"));
+        }
     }
 
     @Test
     void preparingASnapshotFlushesTheMemtableInTheBackground() throws IOException {
-        RocksDbStateStore rocks = (RocksDbStateStore) ((WriteBackCache) store).inner();
+        RocksDbStateStore rocks = rocks(store);
         for (int i = 0; i < 30_000; i++) {
             store.put(("key-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
         }
@@ -78,7 +153,7 @@ class RocksDbStateStoreTest extends StateStoreContract {
         for (int i = 0; i < 20_000; i++) {
             store.put(("key-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
         }
-        RestorePoint first = checkpoint(1);
+        RestorePoint first = preparedCheckpoint(1);
         long firstTotal = sizeOf(first);
         try (RocksDbBackend follower = (RocksDbBackend) newBackend(dir.resolve("other-pod"))) {
             assertEquals(
@@ -88,7 +163,7 @@ class RocksDbStateStoreTest extends StateStoreContract {
             for (int i = 0; i < 2_000; i++) {
                 store.put(("more-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
             }
-            RestorePoint second = checkpoint(2);
+            RestorePoint second = preparedCheckpoint(2);
             RestoreSizes followed = follower.follow(second, snapshots);
             assertEquals(sizeOf(second), followed.localBytes() + followed.downloadedBytes(), followed.toString());
             assertTrue(followed.localBytes() > 0, "the first checkpoint's SST files are kept: " + followed);
@@ -136,7 +211,7 @@ class RocksDbStateStoreTest extends StateStoreContract {
             for (int i = 0; i < keys; i++) {
                 s.put(("key-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
             }
-            s.snapshot(1);
+            prepareAndAwaitFlush(s);
             for (int round = 0; round < 2; round++) {
                 for (int i = 0; i < keys; i++) {
                     s.get(("key-" + i).getBytes(StandardCharsets.UTF_8));

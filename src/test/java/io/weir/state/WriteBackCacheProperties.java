@@ -25,8 +25,9 @@ import net.jqwik.api.constraints.IntRange;
  * The write-back cache in front of RocksDB against a reference {@link TreeMap}: random writes and
  * deletes of point keys (a value state's, {@link StateStore#putPoint}) and of keys scans cover,
  * reads, prefix scans and snapshots, under a budget of a few entries so that entries are evicted all
- * the time. Every read and scan answers as the model does, and after each snapshot RocksDB itself
- * holds exactly the model: no write is lost, none is written twice with a stale value.
+ * the time. Every read and scan answers as the model does; after each preparation RocksDB itself
+ * holds exactly the model, and each snapshot (RocksDB's files plus the writes the cache carries
+ * along) restores to exactly the model: no write is lost, none is written twice with a stale value.
  */
 class WriteBackCacheProperties {
     private static final HexFormat HEX = HexFormat.of();
@@ -56,8 +57,11 @@ class WriteBackCacheProperties {
     void readsScansAndSnapshotsMatchTheModel(
             @ForAll("ops") List<Op> ops, @ForAll @IntRange(min = 1, max = 6) int budgetEntries) throws IOException {
         Path dir = Files.createTempDirectory("weir-cache-props");
-        try (RocksDbBackend backend = new RocksDbBackend(dir, new RocksDbSettings(8 << 20, 4 << 20))) {
-            StateStore opened = backend.open("t-0", "g", null, new FileSnapshotStore(dir.resolve("snapshots")));
+        FileSnapshotStore snapshots = new FileSnapshotStore(dir.resolve("snapshots"));
+        try (RocksDbBackend backend = new RocksDbBackend(dir.resolve("live"), new RocksDbSettings(8 << 20, 4 << 20));
+                RocksDbBackend other =
+                        new RocksDbBackend(dir.resolve("other"), new RocksDbSettings(8 << 20, 4 << 20))) {
+            StateStore opened = backend.open("t-0", "g", null, snapshots);
             RocksDbStateStore rocks = (RocksDbStateStore) ((WriteBackCache) opened).inner();
             long budget = budgetEntries * WriteBackCache.cost(key(false, 0), new byte[2]);
             WriteBackCache cache = new WriteBackCache(rocks, () -> budget);
@@ -98,21 +102,29 @@ class WriteBackCacheProperties {
                 } else if (op instanceof Snapshot snap) {
                     if (snap.prepareOnly()) {
                         cache.prepareSnapshot();
+                        assertEquals(render(model), render(rocks.scan(new byte[0])), "RocksDB after the preparation");
+                        assertEquals(0, cache.listedDirtyPoints(), "nothing dirty after a preparation");
                     } else {
-                        cache.snapshot(++checkpoint);
+                        assertEquals(render(model), restored(cache, ++checkpoint, snapshots, other), "checkpoint");
                     }
-                    assertEquals(render(model), render(rocks.scan(new byte[0])), "RocksDB after the snapshot");
-                    assertEquals(0, cache.listedDirtyPoints(), "nothing dirty after a snapshot");
                 }
                 assertTrue(cache.bytes() <= budget, () -> cache.bytes() + " bytes cached, budget " + budget);
                 assertTrue(
                         cache.listedDirtyPoints() <= cache.cachedEntries(),
                         () -> cache.listedDirtyPoints() + " dirty points listed, " + cache.cachedEntries() + " cached");
             }
-            cache.snapshot(++checkpoint);
-            assertEquals(render(model), render(rocks.scan(new byte[0])), "RocksDB at the end");
+            assertEquals(render(model), restored(cache, ++checkpoint, snapshots, other), "the last checkpoint");
         } finally {
             LocalFiles.deleteTree(dir);
+        }
+    }
+
+    /** Snapshots the cache as checkpoint {@code id} and renders what a restore of it holds. */
+    private static List<String> restored(WriteBackCache cache, long id, SnapshotStore snapshots, StateBackend other)
+            throws IOException {
+        StateHandle handle = cache.snapshot(id).write(snapshots, () -> false);
+        try (StateStore copy = other.open("t-0", "r" + id, new RestorePoint("t-0", id, handle), snapshots)) {
+            return render(copy.scan(new byte[0]));
         }
     }
 

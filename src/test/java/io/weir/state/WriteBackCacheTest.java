@@ -55,7 +55,7 @@ class WriteBackCacheTest {
             byte[] read = cache.get(b("a5"));
             read[0] = 'X';
             assertArrayEquals(b("v5"), cache.get(b("a5")), "a caller changing what it read changes nothing");
-            cache.snapshot(1); // the synchronous part writes every dirty entry through first
+            cache.prepareSnapshot(); // writes every dirty entry through
             assertEquals(9, keys(rocks.scan(b("a"))).size());
         }
     }
@@ -129,8 +129,57 @@ class WriteBackCacheTest {
             assertTrue(cache.cachedEntries() <= 10, cache.cachedEntries() + " cached");
             assertTrue(cache.listedDirtyPoints() <= cache.cachedEntries(), cache.listedDirtyPoints() + " listed");
             assertArrayEquals(b("v0042"), rocks.get(b("k0042")), "evicted ones were written through");
-            cache.snapshot(1);
+            cache.prepareSnapshot();
             assertEquals(10_000, keys(rocks.scan(b("k"))).size());
+        }
+    }
+
+    @Test
+    void aSnapshotCarriesTheDirtyEntriesAlongInsteadOfWritingThemIntoRocksDb() throws Exception {
+        FileSnapshotStore snapshots = new FileSnapshotStore(dir.resolve("snapshots"));
+        try (RocksDbBackend backend = new RocksDbBackend(dir.resolve("a"), new RocksDbSettings(8 << 20, 4 << 20));
+                RocksDbBackend other = new RocksDbBackend(dir.resolve("b"), new RocksDbSettings(8 << 20, 4 << 20))) {
+            RocksDbStateStore rocks = rocksOf(backend);
+            WriteBackCache cache = new WriteBackCache(rocks, () -> 1 << 20);
+            cache.put(b("gone"), b("x"));
+            cache.prepareSnapshot();
+            cache.putPoint(b("p1"), b("v1"));
+            cache.put(b("s1"), b("v2"));
+            cache.delete(b("gone"));
+            StateHandle handle = cache.snapshot(1).write(snapshots, () -> false);
+            assertNull(rocks.get(b("p1")), "not written into RocksDB at the barrier");
+            assertArrayEquals(b("x"), rocks.get(b("gone")));
+            assertTrue(
+                    handle.files().stream().anyMatch(f -> f.name().endsWith("/" + RocksDbStateStore.CACHED_WRITES)),
+                    handle.toString());
+            cache.put(b("s2"), b("after the barrier"));
+
+            try (StateStore restored = other.open("t-0", "g2", new RestorePoint("t-0", 1, handle), snapshots)) {
+                assertEquals(List.of("p1=v1", "s1=v2"), keys(restored.scan(new byte[0])));
+            }
+            Path db = dir.resolve("b").resolve("t-0").resolve("db");
+            assertTrue(
+                    !java.nio.file.Files.exists(db.resolve(RocksDbStateStore.CACHED_WRITES)),
+                    "written into the restored database, then removed");
+            cache.prepareSnapshot();
+            assertArrayEquals(b("v1"), rocks.get(b("p1")), "still dirty after the barrier: the preparation writes it");
+        }
+    }
+
+    @Test
+    void dirtyEntriesBeyondTheLimitAreWrittenThroughAtTheSnapshot() throws Exception {
+        FileSnapshotStore snapshots = new FileSnapshotStore(dir.resolve("snapshots"));
+        try (RocksDbBackend backend = new RocksDbBackend(dir, new RocksDbSettings(8 << 20, 4 << 20))) {
+            RocksDbStateStore rocks = rocksOf(backend);
+            WriteBackCache cache = new WriteBackCache(rocks, () -> 1 << 20, 1_000);
+            for (int i = 0; i < 100; i++) {
+                cache.putPoint(b("p" + i), b("value " + i)); // ~1,400 bytes serialized
+            }
+            StateHandle handle = cache.snapshot(1).write(snapshots, () -> false);
+            assertArrayEquals(b("value 42"), rocks.get(b("p42")));
+            assertTrue(
+                    handle.files().stream().noneMatch(f -> f.name().endsWith(RocksDbStateStore.CACHED_WRITES)),
+                    handle.toString());
         }
     }
 }
