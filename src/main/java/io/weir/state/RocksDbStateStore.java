@@ -52,6 +52,8 @@ final class RocksDbStateStore implements StateStore {
     /** The file of a checkpoint that holds the writes still in the cache at its barrier. */
     static final String CACHED_WRITES = "weir-cached-writes";
 
+    private static final java.util.regex.Pattern LOG_FILE = java.util.regex.Pattern.compile("[0-9]{1,18}\\.log");
+
     private final String task;
     private final String generation;
     private final Path taskDir;
@@ -304,6 +306,9 @@ final class RocksDbStateStore implements StateStore {
         Path dbDir = taskDir.resolve("db");
         db.disableFileDeletions();
         try {
+            // Read before the live files: a log below this number is not needed by the MANIFEST
+            // about to be captured either (the number only grows), so it is left out.
+            long minLog = db.getLongProperty("rocksdb.min-log-number-to-keep");
             RocksDB.LiveFiles live = db.getLiveFiles(false);
             String manifest = null;
             for (String listed : live.files) {
@@ -325,12 +330,14 @@ final class RocksDbStateStore implements StateStore {
             Files.writeString(dir.resolve("CURRENT"), manifest + "\n", StandardCharsets.US_ASCII);
             // The logs from the directory, not RocksDB's getSortedWalFiles, which reads each log's
             // first record (a preparation's write-through is one record of megabytes). A log whose
-            // memtable is flushed by now is still here (deletions are off), and a restore skips it.
+            // memtable was flushed meanwhile is still here (deletions are off); a restore skips it.
             Map<String, Long> logLengths = new java.util.TreeMap<>();
             try (Stream<Path> files = Files.list(dbDir)) {
                 for (Path log : (Iterable<Path>) files::iterator) {
                     String name = log.getFileName().toString();
-                    long length = name.endsWith(".log") ? Files.size(log) : 0;
+                    boolean needed = LOG_FILE.matcher(name).matches()
+                            && Long.parseLong(name.substring(0, name.length() - 4)) >= minLog;
+                    long length = needed ? Files.size(log) : 0;
                     if (length > 0) { // an empty log holds nothing to replay
                         LocalFiles.linkOrCopy(log, dir.resolve(name + RocksDbSnapshot.LINK));
                         logLengths.put(name, length);
