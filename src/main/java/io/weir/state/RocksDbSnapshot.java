@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The asynchronous part of a RocksDB snapshot: copies the captured write-ahead logs' prefixes out of
- * their links, then uploads the checkpoint directory (hard links to the database's SST files, the
+ * their links and writes the cache's dirty entries of the barrier, then uploads the checkpoint directory (hard links to the database's SST files, the
  * logs, copies of MANIFEST, CURRENT and OPTIONS) to the snapshot store. An SST file that the task's latest completed checkpoint already
  * stored is referenced, not uploaded again (incremental); the logs and metadata files are uploaded
  * every time. The handle names
@@ -37,10 +37,13 @@ final class RocksDbSnapshot implements SnapshotPart {
     private final Path dir;
     private final SharedFiles shared;
     private final Map<String, Long> logLengths;
+    private final List<Map.Entry<byte[], byte[]>> cachedWrites;
 
     /**
      * @param logLengths the write-ahead logs of the capture, each linked in {@code dir} as
      *     {@code <name>.link}, with the length the checkpoint holds of it
+     * @param cachedWrites the cache's dirty entries at the barrier (a null value deletes), written
+     *     into {@code dir} as a serialized write batch, {@link RocksDbStateStore#CACHED_WRITES}
      */
     RocksDbSnapshot(
             String task,
@@ -48,13 +51,15 @@ final class RocksDbSnapshot implements SnapshotPart {
             long checkpointId,
             Path dir,
             SharedFiles shared,
-            Map<String, Long> logLengths) {
+            Map<String, Long> logLengths,
+            List<Map.Entry<byte[], byte[]>> cachedWrites) {
         this.task = task;
         this.generation = generation;
         this.checkpointId = checkpointId;
         this.dir = dir;
         this.shared = shared;
         this.logLengths = Map.copyOf(logLengths);
+        this.cachedWrites = cachedWrites;
     }
 
     @Override
@@ -68,6 +73,9 @@ final class RocksDbSnapshot implements SnapshotPart {
                 LocalFiles.copyPrefix(link, copy, log.getValue());
                 Files.delete(link);
             }
+        }
+        if (!cachedWrites.isEmpty()) {
+            Files.write(dir.resolve(RocksDbStateStore.CACHED_WRITES), WriteBatches.serialize(cachedWrites));
         }
         List<StoredFile> files = new ArrayList<>();
         long uploaded = 0;

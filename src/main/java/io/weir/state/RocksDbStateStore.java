@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.util.AbstractMap;
 import java.util.ArrayDeque;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -251,12 +250,13 @@ final class RocksDbStateStore implements StateStore {
 
     /**
      * A snapshot of the database plus {@code cached}: writes a cache in front of this store has not
-     * written through (a null value deletes its key). They go into the checkpoint directory as a
-     * serialized write batch ({@link #CACHED_WRITES}) instead of into RocksDB, which a restore
-     * writes after opening the database: serializing is a copy, writing them through was most of the
-     * pause once the flush was gone (~12,500 keys: 16–43 ms in the state-snapshot bench).
+     * written through (a null value deletes its key), whose arrays nobody changes any more. They go
+     * into the checkpoint directory as a serialized write batch ({@link #CACHED_WRITES}, written by
+     * the uploader) instead of into RocksDB, which a restore writes after opening the database:
+     * writing them through was most of the pause once the flush was gone (~12,500 keys: 16–43 ms in
+     * the state-snapshot bench).
      */
-    SnapshotPart snapshot(long checkpointId, Collection<? extends Map.Entry<byte[], byte[]>> cached) {
+    SnapshotPart snapshot(long checkpointId, List<Map.Entry<byte[], byte[]>> cached) {
         ensureOpen();
         Path dir = checkpointDir(checkpointId);
         try {
@@ -265,6 +265,7 @@ final class RocksDbStateStore implements StateStore {
             // up to here. A flush at the barrier was most of the pause, and its tail (waiting for
             // the preparation's flush and for compaction) went past 100 ms.
             db.flushWal(false);
+            long walFlushed = System.nanoTime();
             sampled = Map.of(
                     RocksDbBackend.MEMTABLES,
                     db.getLongProperty(RocksDbBackend.MEMTABLES),
@@ -274,18 +275,21 @@ final class RocksDbStateStore implements StateStore {
                     db.getLongProperty(RocksDbBackend.SST_FILES));
             LocalFiles.deleteTree(dir);
             Files.createDirectories(dir);
+            long prepared = System.nanoTime();
             Map<String, Long> logs = capture(dir);
-            if (!cached.isEmpty()) {
-                Files.write(dir.resolve(CACHED_WRITES), WriteBatches.serialize(cached));
-            }
+            long now = System.nanoTime();
             LOG.debug(
-                    "{}: checkpoint {} synchronous part: {} ms, logs {}, {} cached writes",
+                    "{}: checkpoint {} synchronous part: {} µs (log flush {}, properties and directory {}, capture {}),"
+                            + " logs {}, {} cached writes",
                     task,
                     checkpointId,
-                    (System.nanoTime() - started) / 1_000_000,
+                    (now - started) / 1_000,
+                    (walFlushed - started) / 1_000,
+                    (prepared - walFlushed) / 1_000,
+                    (now - prepared) / 1_000,
                     logs,
                     cached.size());
-            return new RocksDbSnapshot(task, generation, checkpointId, dir, shared, logs);
+            return new RocksDbSnapshot(task, generation, checkpointId, dir, shared, logs, cached);
         } catch (RocksDBException | IOException e) {
             throw new IllegalStateException(
                     "snapshot " + checkpointId + " of " + task + " failed: " + e.getMessage(), e);

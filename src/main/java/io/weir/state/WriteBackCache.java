@@ -1,5 +1,6 @@
 package io.weir.state;
 
+import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -276,11 +277,17 @@ final class WriteBackCache implements StateStore {
     @Override
     public SnapshotPart snapshot(long checkpointId) {
         // The dirty entries stay dirty (the next preparation writes them through) and go into the
-        // checkpoint as they are: copying them is cheaper than writing them into RocksDB now.
-        List<Entry> pending = dirtyEntries();
-        if (WriteBatches.size(pending) > maxCarriedBytes) {
+        // checkpoint as they are: a pair of references each, serialized by the uploader, is cheaper
+        // than writing them into RocksDB now. The arrays are safe to share: the cache never changes
+        // a value array it holds (it replaces it), and keys never change.
+        List<Entry> dirtyNow = dirtyEntries();
+        if (WriteBatches.size(dirtyNow) > maxCarriedBytes) {
             flush();
             return inner.snapshot(checkpointId);
+        }
+        List<Map.Entry<byte[], byte[]>> pending = new ArrayList<>(dirtyNow.size());
+        for (Entry e : dirtyNow) {
+            pending.add(new AbstractMap.SimpleImmutableEntry<>(e.key.array(), e.getValue()));
         }
         return inner.snapshot(checkpointId, pending);
     }
