@@ -211,7 +211,7 @@ public final class RocksDbBackend implements StateBackend {
                     return new RestoreSizes(kept, downloaded); // the rest is the restore's to fetch
                 }
                 String name = SharedFiles.localName(f);
-                if (!name.matches("[A-Za-z0-9._-]+")) {
+                if (!RocksDbRestore.LOCAL_NAME.matcher(name).matches()) {
                     continue;
                 }
                 wanted.add(name);

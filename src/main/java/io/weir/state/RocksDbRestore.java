@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  */
 final class RocksDbRestore {
     private static final Logger LOG = LoggerFactory.getLogger(RocksDbRestore.class);
-    private static final Pattern LOCAL_NAME = Pattern.compile("[A-Za-z0-9._-]+");
+    /** RocksDB's file names and {@link RocksDbStateStore#CACHED_WRITES}: nothing that leaves the directory. */
+    static final Pattern LOCAL_NAME = Pattern.compile("[A-Za-z0-9._+-]+");
 
     /** What a restore did, for the log and for tests. */
     record Outcome(int reused, long reusedBytes, int downloaded, long downloadedBytes) {}

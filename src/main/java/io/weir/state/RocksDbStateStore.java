@@ -48,8 +48,13 @@ import org.slf4j.LoggerFactory;
 final class RocksDbStateStore implements StateStore {
     private static final Logger LOG = LoggerFactory.getLogger(RocksDbStateStore.class);
     private static final int SCAN_BATCH = 256;
-    /** The file of a checkpoint that holds the writes still in the cache at its barrier. */
-    static final String CACHED_WRITES = "weir-cached-writes";
+    /**
+     * The file of a checkpoint that holds the writes still in the cache at its barrier. The '+' is
+     * on purpose: versions before it refuse a file name with one ("not a RocksDB file name"), so an
+     * older instance taking the task over in a rolling change fails over instead of restoring the
+     * checkpoint without these writes.
+     */
+    static final String CACHED_WRITES = "weir+cached-writes";
 
     private static final java.util.regex.Pattern LOG_FILE = java.util.regex.Pattern.compile("[0-9]{1,18}\\.log");
 

@@ -57,6 +57,16 @@ class RocksDbStateStoreTest extends StateStoreContract {
     }
 
     @Test
+    void theCachedWritesFileHasANameVersionsBeforeItRefuse() {
+        // The local-name rule of RocksDbRestore before the cached writes existed: a restore by such a
+        // version must fail over, not restore a checkpoint without them.
+        assertTrue(!RocksDbStateStore.CACHED_WRITES.matches("[A-Za-z0-9._-]+"), RocksDbStateStore.CACHED_WRITES);
+        assertTrue(RocksDbRestore.LOCAL_NAME
+                .matcher(RocksDbStateStore.CACHED_WRITES)
+                .matches());
+    }
+
+    @Test
     void aSnapshotCapturesTheMemtableWithoutFlushingIt() throws IOException {
         RocksDbStateStore rocks = rocks(store);
         for (int i = 0; i < 30_000; i++) {
