@@ -155,21 +155,13 @@ final class RocksDbStateStore implements StateStore {
     }
 
     /**
-     * Writes many keys in one batch (a null value deletes its key): one write into the memtable
-     * instead of a native call per key, as when the write-back cache writes its dirty keys through.
+     * Writes many keys in one batch (a null value deletes its key), built on the heap and handed over
+     * in one call ({@link WriteBatches}), as when the write-back cache writes its dirty keys through.
      */
     void writeAll(Iterable<? extends Map.Entry<byte[], byte[]>> entries) {
         ensureOpen();
-        try (WriteBatch batch = new WriteBatch()) {
-            for (Map.Entry<byte[], byte[]> e : entries) {
-                if (e.getValue() == null) {
-                    batch.delete(e.getKey());
-                } else {
-                    batch.put(e.getKey(), e.getValue());
-                }
-            }
+        try (WriteBatch batch = new WriteBatch(WriteBatches.serialize(entries))) {
             db.write(writes, batch);
-
         } catch (RocksDBException e) {
             throw failed("batch write", e);
         }
