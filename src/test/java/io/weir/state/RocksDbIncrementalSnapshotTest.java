@@ -132,10 +132,38 @@ class RocksDbIncrementalSnapshotTest {
         StateHandle second = checkpoint(2, true);
         Map<String, String> expected = everything(store);
         putKeys("c", 100); // after the checkpoint: must not be in the restored state
+        RocksDbStateStoreTest.prepareAndAwaitFlush(store); // in the live database's files, then
         store.close();
 
         store = backend.open(TASK, "g" + generation++, new RestorePoint(TASK, 2, second), snapshots);
         assertEquals(0, snapshots.downloads.get());
+        assertEquals(expected, everything(store));
+    }
+
+    @Test
+    void localRecoveryReusesTheCapturedLogsAndCachedWritesToo() throws IOException {
+        putKeys("a", 1000);
+        checkpoint(1, true);
+        // No preparation before checkpoint 2: writes that reached RocksDB are only in its log, and
+        // the cache's dirty entries go along as the cached-writes file.
+        RocksDbStateStore rocks = RocksDbStateStoreTest.rocks(store);
+        for (int i = 0; i < 200; i++) {
+            rocks.put(bytes("logged" + i), bytes("value of logged" + i));
+        }
+        putKeys("b", 300);
+        StateHandle second = store.snapshot(2).write(snapshots, () -> false);
+        store.checkpointCompleted(2, second);
+        assertTrue(second.files().stream().anyMatch(f -> f.name().endsWith(".log")), second.toString());
+        assertTrue(
+                second.files().stream().anyMatch(f -> f.name().endsWith(RocksDbStateStore.CACHED_WRITES)),
+                second.toString());
+        Map<String, String> expected = everything(store);
+        putKeys("c", 100);
+        RocksDbStateStoreTest.prepareAndAwaitFlush(store);
+        store.close();
+
+        store = backend.open(TASK, "g" + generation++, new RestorePoint(TASK, 2, second), snapshots);
+        assertEquals(0, snapshots.downloads.get(), "the log and the cached writes were found on disk");
         assertEquals(expected, everything(store));
     }
 

@@ -69,7 +69,8 @@ class RocksDbStateStoreTest extends StateStoreContract {
     @Test
     void aSnapshotCapturesTheMemtableWithoutFlushingIt() throws IOException {
         RocksDbStateStore rocks = rocks(store);
-        for (int i = 0; i < 30_000; i++) {
+        // ~2.2 MB: most pass the cache into the memtable, well below its 4 MiB write buffer.
+        for (int i = 0; i < 20_000; i++) {
             store.put(("key-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
         }
         store.delete("key-7".getBytes(StandardCharsets.UTF_8));
@@ -80,6 +81,29 @@ class RocksDbStateStoreTest extends StateStoreContract {
         assertTrue(handle.files().stream().anyMatch(f -> f.name().endsWith(".log")), handle.toString());
         store.put("after".getBytes(StandardCharsets.UTF_8), new byte[1]); // not part of checkpoint 1
         store.delete("key-8".getBytes(StandardCharsets.UTF_8));
+
+        try (StateBackend fresh = newBackend(dir.resolve("new-pod"));
+                StateStore restored = fresh.open(TASK, "g9", new RestorePoint(TASK, 1, handle), snapshots)) {
+            assertEquals(expected, everything(restored));
+        }
+    }
+
+    @Test
+    void anUploadTakesEachLogOnlyUpToItsLengthAtTheBarrier() throws IOException {
+        RocksDbStateStore rocks = rocks(store);
+        for (int i = 0; i < 20_000; i++) {
+            store.put(("key-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
+        }
+        Map<String, String> expected = everything(store);
+        SnapshotPart part = store.snapshot(1);
+        // After the barrier, before the upload: writes into RocksDB itself, which the preparation
+        // pushes into the log the capture linked (it rolls over only after that).
+        for (int i = 0; i < 1_000; i++) {
+            rocks.put(("after-" + i).getBytes(StandardCharsets.UTF_8), new byte[100]);
+        }
+        rocks.delete("key-3".getBytes(StandardCharsets.UTF_8));
+        prepareAndAwaitFlush(store);
+        StateHandle handle = part.write(snapshots, () -> false);
 
         try (StateBackend fresh = newBackend(dir.resolve("new-pod"));
                 StateStore restored = fresh.open(TASK, "g9", new RestorePoint(TASK, 1, handle), snapshots)) {
