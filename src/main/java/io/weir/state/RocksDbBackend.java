@@ -96,8 +96,9 @@ public final class RocksDbBackend implements StateBackend {
                 // Unflushed writes are worthless after close: restores start from checkpoints.
                 .setAvoidFlushDuringShutdown(true)
                 // A checkpoint holds the write-ahead log instead of a flush (RocksDbStateStore
-                // .capture): the log stays in RocksDB's buffer until the capture pushes it to the
-                // file, and a restore replays it into the memtable without writing an SST first.
+                // .capture): writes gather in the log writer's buffer (1 MiB, written out when
+                // full) instead of a file write each, a snapshot or preparation pushes the rest to
+                // the file, and a restore replays the log into the memtable without writing an SST.
                 .setManualWalFlush(true)
                 .setAvoidFlushDuringRecovery(true)
                 .setStatistics(statistics)
@@ -189,7 +190,8 @@ public final class RocksDbBackend implements StateBackend {
      * Keeps a warm copy of a task this instance does not run: the files of checkpoint {@code at} in
      * {@code <task>/checkpoints/standby/}, where a later restore of the task finds them (local
      * recovery matches files by name, size and checksum). Downloads only what the copy lacks (SST
-     * files never change, so a followed task costs what its checkpoints add) and deletes what
+     * files never change, so a followed task costs what its checkpoints add: new SST files, and each
+     * checkpoint's logs and cached writes) and deletes what
      * {@code at} no longer names. Does nothing while the task is open here; gives way, between two
      * files, to a restore of the task. Returns the bytes kept and downloaded.
      */

@@ -24,7 +24,10 @@ import org.slf4j.LoggerFactory;
  * at restore.
  *
  * <p>Threading: created on the task thread, {@link #write} runs once on an uploader thread and
- * reads only the checkpoint directory, never the live database.
+ * reads only the checkpoint directory. Its log links are the live logs' files (RocksDB appends to
+ * the newest while the task goes on), which is why only the recorded prefix is copied. A part
+ * that is never written keeps its links, and with them those logs' disk space, until the next
+ * completed checkpoint or the store's close removes its directory.
  */
 final class RocksDbSnapshot implements SnapshotPart {
     private static final Logger LOG = LoggerFactory.getLogger(RocksDbSnapshot.class);

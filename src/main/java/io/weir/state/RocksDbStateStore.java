@@ -30,10 +30,11 @@ import org.slf4j.LoggerFactory;
  * One task's state in its own RocksDB under {@code <state dir>/<task>/db}.
  *
  * <p>The synchronous part of a snapshot captures the database into {@code checkpoints/<id>} without
- * flushing it ({@link #capture}): hard links to the SST files and rolled-over logs, which RocksDB
- * never modifies — the copy-on-write capture — and copies of the live log's and the MANIFEST's
- * current length and of the small metadata files. Processing goes on at once; the
- * {@link RocksDbSnapshot} uploads from that directory. The write-ahead log is written but never
+ * flushing it ({@link #capture}): hard links to the SST files, which RocksDB never modifies — the
+ * copy-on-write capture — and to the write-ahead logs with their lengths at the barrier (a log
+ * only grows), a copy of the MANIFEST's current length and of the small metadata files.
+ * Processing goes on at once; the {@link RocksDbSnapshot} copies each log's prefix out of its link
+ * and uploads from that directory. The write-ahead log is written but never
  * synced: state is never recovered from the local database, only from checkpoints; the log is
  * what a checkpoint holds of the memtables. The checkpoint directory of the latest completed
  * checkpoint is kept after close, as the source of local recovery when the database itself moved on.

@@ -21,7 +21,7 @@ import java.util.TreeSet;
  * <p>Correctness: dirty entries reach the inner store before anything that must see them — a scan
  * of a prefix they fall under (point keys, {@link #putPoint}, are by contract under none), eviction,
  * a snapshot's preparation — and a snapshot takes them along as they are (so checkpoint n holds
- * every write before barrier n: {@link RocksDbStateStore#snapshot(long, java.util.Collection)}). Entries lost on a crash were never in a checkpoint, so a
+ * every write before barrier n: {@link RocksDbStateStore#snapshot(long, java.util.List)}). Entries lost on a crash were never in a checkpoint, so a
  * restore never misses them. Values are copied in and out, as the other stores do.
  *
  * <p>Threading: the task thread only, like the store it wraps; completions pass straight through.
