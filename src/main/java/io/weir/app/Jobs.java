@@ -6,6 +6,7 @@ import io.weir.config.DeadLetterConfig;
 import io.weir.config.ProcessStep;
 import io.weir.config.ProcessingConfig;
 import io.weir.config.RestartConfig;
+import io.weir.config.RocksDbConfig;
 import io.weir.config.StateConfig;
 import io.weir.config.WeirConfig;
 import io.weir.dataflow.Stage;
@@ -84,7 +85,10 @@ public final class Jobs {
                 state.snapshotDir().orElse(state.dir().resolve("snapshots")),
                 state.retain(),
                 new RocksDbSettings(
-                        state.rocksdb().blockCacheBytes(), state.rocksdb().writeBufferBytes()));
+                        state.rocksdb().blockCacheBytes(),
+                        state.rocksdb().writeBufferBytes(),
+                        RocksDbSettings.defaultHeapCacheBytes(),
+                        state.rocksdb().cachedWrites() == RocksDbConfig.CachedWrites.CARRY));
     }
 
     private static RestartStrategy.Settings restart(RestartConfig r) {

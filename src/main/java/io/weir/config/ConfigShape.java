@@ -75,7 +75,7 @@ final class ConfigShape {
                         "max-failures",
                         "failure-window"));
         sections.put("processing.state", List.of("backend", "dir", "snapshots", "snapshot-dir", "retain", "rocksdb"));
-        sections.put("processing.state.rocksdb", List.of("block-cache", "write-buffer"));
+        sections.put("processing.state.rocksdb", List.of("block-cache", "write-buffer", "cached-writes"));
         sections.put("dead-letter", List.of("topic", "oversized"));
         sections.put("http", List.of("port"));
         sections.put("pipeline.source", List.of("topic", "format", "key-format", "timestamp", "watermark"));

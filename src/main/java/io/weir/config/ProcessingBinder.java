@@ -173,8 +173,9 @@ final class ProcessingBinder {
         RocksDbConfig d = RocksDbConfig.defaults();
         long blockCache = section.size("block-cache", d.blockCacheBytes());
         long writeBuffer = section.size("write-buffer", d.writeBufferBytes());
+        RocksDbConfig.CachedWrites cachedWrites = section.choice("cached-writes", d.cachedWrites());
         section.rejectUnknownKeys();
-        return section.build(mark, () -> new RocksDbConfig(blockCache, writeBuffer));
+        return section.build(mark, () -> new RocksDbConfig(blockCache, writeBuffer, cachedWrites));
     }
 
     private static Optional<Path> path(Section section, String key) {

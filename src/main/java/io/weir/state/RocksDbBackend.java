@@ -64,6 +64,8 @@ public final class RocksDbBackend implements StateBackend {
     static final long MIN_CACHE_BYTES_PER_TASK = 256 << 10;
 
     private final long heapCacheBytes;
+    /** Dirty cache entries a snapshot carries along at most, serialized; 0: written through. */
+    private final long maxCarriedBytes;
 
     private final Map<String, RocksDbStateStore> open = new ConcurrentHashMap<>();
     /** Tasks being opened: a standby copy in progress gives way to them. */
@@ -76,6 +78,7 @@ public final class RocksDbBackend implements StateBackend {
     public RocksDbBackend(Path root, RocksDbSettings settings) throws IOException {
         this.root = Files.createDirectories(root);
         this.heapCacheBytes = settings.heapCacheBytes();
+        this.maxCarriedBytes = settings.carryCachedWrites() ? WriteBackCache.MAX_CARRIED_BYTES : 0;
         this.cache = new LRUCache(settings.blockCacheBytes());
         this.filter = new BloomFilter(10);
         this.options = new Options()
@@ -169,7 +172,9 @@ public final class RocksDbBackend implements StateBackend {
         }
         // The open tasks share the budget: a task opened later makes every cache's share smaller.
         return new WriteBackCache(
-                store, () -> Math.max(MIN_CACHE_BYTES_PER_TASK, heapCacheBytes / Math.max(1, open.size())));
+                store,
+                () -> Math.max(MIN_CACHE_BYTES_PER_TASK, heapCacheBytes / Math.max(1, open.size())),
+                maxCarriedBytes);
     }
 
     private static void migrate(StateStore into, RestorePoint from, String generation, SnapshotStore snapshots)

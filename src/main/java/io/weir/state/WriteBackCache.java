@@ -30,7 +30,7 @@ final class WriteBackCache implements StateStore {
     /** A removed key whose removal has not reached the inner store yet. */
     private static final byte[] DELETED = new byte[0];
     /** Dirty entries beyond this many serialized bytes are written through at a snapshot instead. */
-    private static final long MAX_CARRIED_BYTES = 256L << 20;
+    static final long MAX_CARRIED_BYTES = 256L << 20;
 
     /**
      * A cached value under its key, and whether it still has to reach the inner store; as a map
@@ -109,7 +109,7 @@ final class WriteBackCache implements StateStore {
         this(inner, maxBytes, MAX_CARRIED_BYTES);
     }
 
-    /** @param maxCarriedBytes dirty entries a snapshot carries along at most, serialized */
+    /** @param maxCarriedBytes dirty entries a snapshot carries along at most, serialized; 0: none */
     WriteBackCache(RocksDbStateStore inner, java.util.function.LongSupplier maxBytes, long maxCarriedBytes) {
         this.inner = inner;
         this.maxBytes = maxBytes;

@@ -175,7 +175,7 @@ class DefaultsTest {
             snapshots: filesystem
             snapshot-dir: /snapshots
             retain: 1
-            rocksdb: { block-cache: 1GiB, write-buffer: 1048576 }
+            rocksdb: { block-cache: 1GiB, write-buffer: 1048576, cached-writes: write-through }
         dead-letter: { topic: errors }
         http: { port: 0 }
         pipeline:
@@ -225,7 +225,7 @@ class DefaultsTest {
                                 StateConfig.SnapshotStore.FILESYSTEM,
                                 Optional.of(Path.of("/snapshots")),
                                 1,
-                                new RocksDbConfig(1L << 30, 1L << 20)),
+                                new RocksDbConfig(1L << 30, 1L << 20, RocksDbConfig.CachedWrites.WRITE_THROUGH)),
                         ProcessingConfig.DEFAULT_PLUGINS,
                         0),
                 p);

@@ -141,6 +141,19 @@ class ValueValidationTest {
     }
 
     @Test
+    void theCachedWritesChoiceNamesItsValues() {
+        assertEquals(
+                "config/job.yaml:2:50: processing.state.rocksdb.cached-writes must be one of carry, "
+                        + "write-through, was write_through; did you mean write-through?",
+                Configs.error(
+                        withPipeline(
+                                """
+        application: app
+        processing: { state: { rocksdb: { cached-writes: write_through } } }
+        """)));
+    }
+
+    @Test
     void restartSettingsAreCheckedAgainstTheirRanges() {
         List<String> errors = Configs.errors(
                         withPipeline(

@@ -167,6 +167,31 @@ class WriteBackCacheTest {
     }
 
     @Test
+    void aBackendSetToWriteThroughCarriesNothingAndOneSetToCarryDoes() throws Exception {
+        FileSnapshotStore snapshots = new FileSnapshotStore(dir.resolve("snapshots"));
+        for (boolean carry : new boolean[] {false, true}) {
+            Path root = dir.resolve("carry-" + carry);
+            try (RocksDbBackend backend =
+                    new RocksDbBackend(root, new RocksDbSettings(8 << 20, 4 << 20, 8 << 20, carry))) {
+                StateStore store = backend.open("t-0", "g", null, snapshots);
+                store.putPoint(b("p"), b("v"));
+                StateHandle handle = store.snapshot(1).write(snapshots, () -> false);
+                RocksDbStateStore rocks = (RocksDbStateStore) ((WriteBackCache) store).inner();
+                boolean file =
+                        handle.files().stream().anyMatch(f -> f.name().endsWith("/" + RocksDbStateStore.CACHED_WRITES));
+                assertEquals(carry, file, handle.toString());
+                assertEquals(carry, rocks.get(b("p")) == null, "in RocksDB at the barrier unless carried");
+                try (RocksDbBackend other =
+                                new RocksDbBackend(root.resolve("other"), new RocksDbSettings(8 << 20, 4 << 20));
+                        StateStore restored = other.open("t-0", "g2", new RestorePoint("t-0", 1, handle), snapshots)) {
+                    assertArrayEquals(b("v"), restored.get(b("p")));
+                }
+                store.close();
+            }
+        }
+    }
+
+    @Test
     void dirtyEntriesBeyondTheLimitAreWrittenThroughAtTheSnapshot() throws Exception {
         FileSnapshotStore snapshots = new FileSnapshotStore(dir.resolve("snapshots"));
         try (RocksDbBackend backend = new RocksDbBackend(dir, new RocksDbSettings(8 << 20, 4 << 20))) {
