@@ -9,7 +9,8 @@
 # --recovery-rounds N, --verify (check each job's output with the verifier), --profile DIR (JFR
 # recordings of the running-totals runs, summarised by io.weir.bench.ProfileSummary), --repeat N
 # (each measured run N times; the table gives the median and the range), --broker own-jvm (the
-# broker in a JVM of its own, its CPU reported apart). MVN_FLAGS=-o builds offline.
+# broker in a JVM of its own, its CPU reported apart). MVN_FLAGS=-o builds offline; BENCH_JAVA_OPTS adds
+# options to the benchmark JVM (e.g. -XX:+UseTransparentHugePages).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,7 +29,7 @@ javac -d target/bench-classes -cp "target/classes:target/test-classes:$(cat targ
 mkdir -p bench/results
 result="bench/results/throughput-$(date +%Y%m%d-%H%M%S).txt"
 # DebugNonSafepoints makes --profile's samples point at the right inlined frame.
-java -Xmx2g -XX:+UseParallelGC -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints \
+java ${BENCH_JAVA_OPTS:-} -Xmx2g -XX:+UseParallelGC -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints \
   -cp "target/bench-classes:target/classes:target/test-classes:$(cat target/bench.classpath)" \
   io.weir.bench.ThroughputBench "$@" 2>&1 | grep --line-buffered -v '^[0-9:. ]*\(INFO\|WARN\|DEBUG\) ' | tee "$result"
 echo "figures kept in $result"

@@ -4,7 +4,6 @@ import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
@@ -38,7 +37,13 @@ final class WriteBackCache implements StateStore {
      */
     private static final class Entry implements Map.Entry<byte[], byte[]> {
         final Bytes key;
+        /** {@link Table#hash} of the key. */
+        final int hash;
+
         byte[] value;
+        /** Read or written since the eviction clock last passed it. */
+        boolean referenced = true;
+
         boolean dirty;
         /** Dirty and in the sorted set {@link #dirty}: written as a key a scan may cover. */
         boolean sorted;
@@ -47,6 +52,7 @@ final class WriteBackCache implements StateStore {
 
         Entry(Bytes key, byte[] value) {
             this.key = key;
+            this.hash = Table.hash(key.array());
             this.value = value;
         }
 
@@ -66,7 +72,10 @@ final class WriteBackCache implements StateStore {
         }
     }
 
-    /** What an entry costs beyond its key and value bytes: the map's entry, the key wrapper, headers. */
+    /**
+     * What an entry costs beyond its key and value bytes: the entry, the key wrapper, the arrays'
+     * headers and its share of the table's slots.
+     */
     static final int ENTRY_OVERHEAD = 160;
 
     /** New entries between two looks at the limit, which changes as the backend opens and closes tasks. */
@@ -98,7 +107,7 @@ final class WriteBackCache implements StateStore {
     /** The entry of the last key read or written, which a value state writes right after reading. */
     private Entry last;
 
-    private final LinkedHashMap<Bytes, Entry> entries;
+    private final Table entries = new Table();
     private final long maxCarriedBytes;
 
     /**
@@ -114,7 +123,6 @@ final class WriteBackCache implements StateStore {
         this.inner = inner;
         this.maxBytes = maxBytes;
         this.maxCarriedBytes = maxCarriedBytes;
-        this.entries = new LinkedHashMap<>(1024, 0.75f, true);
     }
 
     /** What an entry costs against the budget. */
@@ -127,17 +135,18 @@ final class WriteBackCache implements StateStore {
         return bytes;
     }
 
-    /** Evicts the least recently used entries (a dirty one written through) until within the budget. */
+    /**
+     * Evicts entries not used lately (a dirty one written through) until within the budget: the
+     * clock's second chance, which approximates least recently used without relinking an entry at
+     * every access.
+     */
     private void evictBeyondLimit() {
         if (--untilLimit <= 0) {
             untilLimit = LIMIT_EVERY;
             limit = maxBytes.getAsLong();
         }
-        if (bytes <= limit) {
-            return;
-        }
-        for (Iterator<Map.Entry<Bytes, Entry>> it = entries.entrySet().iterator(); bytes > limit && it.hasNext(); ) {
-            Entry e = it.next().getValue();
+        while (bytes > limit && entries.size() > 0) {
+            Entry e = entries.nextVictim();
             if (e.dirty) {
                 if (e.sorted) {
                     dirty.remove(e.key);
@@ -152,7 +161,7 @@ final class WriteBackCache implements StateStore {
             if (e == last) {
                 last = null;
             }
-            it.remove();
+            entries.remove(e);
         }
     }
 
@@ -168,14 +177,14 @@ final class WriteBackCache implements StateStore {
         if (e == null) {
             byte[] v = inner.get(key);
             byte[] cached = v == null ? DELETED : v.clone();
-            Bytes k = new Bytes(key.clone());
-            e = new Entry(k, cached);
-            entries.put(k, e);
+            e = new Entry(new Bytes(key.clone()), cached);
+            entries.add(e);
             bytes += cost(key, cached);
             last = e;
             evictBeyondLimit();
             return v;
         }
+        e.referenced = true;
         return e.value == DELETED ? null : e.value.clone();
     }
 
@@ -189,7 +198,7 @@ final class WriteBackCache implements StateStore {
         if (e != null && Arrays.equals(e.key.array(), key)) {
             return e;
         }
-        e = entries.get(new Bytes(key));
+        e = entries.find(key, Table.hash(key));
         last = e;
         return e;
     }
@@ -226,10 +235,11 @@ final class WriteBackCache implements StateStore {
         Entry e = lookUp(key);
         if (e == null) {
             e = new Entry(new Bytes(key.clone()), value);
-            entries.put(e.key, e);
+            entries.add(e);
             bytes += cost(key, value);
             last = e;
         } else {
+            e.referenced = true;
             bytes += value.length - e.value.length;
             e.value = value;
         }
@@ -265,7 +275,7 @@ final class WriteBackCache implements StateStore {
             if (!startsWith(k.array(), prefix)) {
                 break;
             }
-            Entry e = entries.get(k);
+            Entry e = entries.find(k.array(), Table.hash(k.array()));
             writeThrough(e);
             e.dirty = false;
             e.sorted = false;
@@ -347,7 +357,7 @@ final class WriteBackCache implements StateStore {
     private List<Entry> dirtyEntries() {
         List<Entry> all = new ArrayList<>(dirty.size() + dirtyPoints.size());
         for (Bytes k : dirty) {
-            all.add(entries.get(k));
+            all.add(entries.find(k.array(), Table.hash(k.array())));
         }
         all.addAll(dirtyPoints);
         return all;
@@ -383,5 +393,127 @@ final class WriteBackCache implements StateStore {
 
     private static boolean startsWith(byte[] key, byte[] prefix) {
         return key.length >= prefix.length && Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length);
+    }
+
+    /**
+     * The entries by key: open addressing with linear probing over an array of entries, each
+     * holding its key's hash. A lookup reads a slot and the entry it points to (then its key and
+     * value arrays, independently), where a {@code LinkedHashMap} walks from its node to a key wrapper
+     * to the key and back to the entry: with many keys each step is a cache miss, and reading state
+     * was half of a record's cost at 100,000 keys. Removal shifts the entries after the hole back
+     * (no tombstones). A clock hand over the slots picks what to evict.
+     */
+    static final class Table {
+        private static final int MIN_CAPACITY = 1024;
+
+        private Entry[] slots = new Entry[MIN_CAPACITY];
+        private int size;
+        private int hand;
+
+        /** The key's content hash, spread over the bits a table's mask keeps. */
+        static int hash(byte[] key) {
+            int h = Arrays.hashCode(key) * 0x9E3779B9;
+            return h ^ (h >>> 16);
+        }
+
+        int size() {
+            return size;
+        }
+
+        Entry find(byte[] key, int hash) {
+            Entry[] t = slots;
+            int mask = t.length - 1;
+            for (int i = hash & mask; ; i = (i + 1) & mask) {
+                Entry e = t[i];
+                if (e == null) {
+                    return null;
+                }
+                if (e.hash == hash && Arrays.equals(e.key.array(), key)) {
+                    return e;
+                }
+            }
+        }
+
+        /** Adds {@code e}, whose key is not in the table. */
+        void add(Entry e) {
+            if ((size + 1) * 3L > slots.length * 2L) { // at most two thirds full
+                resize(slots.length * 2);
+            }
+            insert(slots, e);
+            size++;
+        }
+
+        void remove(Entry e) {
+            Entry[] t = slots;
+            int mask = t.length - 1;
+            int i = e.hash & mask;
+            while (t[i] != e) {
+                if (t[i] == null) {
+                    throw new IllegalStateException("a cached entry is missing from its table");
+                }
+                i = (i + 1) & mask;
+            }
+            // Backward shift: an entry after the hole moves into it unless its home slot lies
+            // cyclically after the hole (then it is reachable where it is).
+            int hole = i;
+            for (int j = (hole + 1) & mask; t[j] != null; j = (j + 1) & mask) {
+                int home = t[j].hash & mask;
+                boolean reachable = hole <= j ? hole < home && home <= j : hole < home || home <= j;
+                if (!reachable) {
+                    t[hole] = t[j];
+                    hole = j;
+                }
+            }
+            t[hole] = null;
+            size--;
+            if (t.length > MIN_CAPACITY && size * 8L < t.length) {
+                resize(t.length / 2);
+            }
+        }
+
+        /**
+         * The next entry the clock hand finds not referenced since it last passed; those it passes
+         * lose their mark. The table must not be empty.
+         */
+        Entry nextVictim() {
+            Entry[] t = slots;
+            int mask = t.length - 1;
+            while (true) {
+                hand = (hand + 1) & mask;
+                Entry e = t[hand];
+                if (e != null) {
+                    if (!e.referenced) {
+                        return e;
+                    }
+                    e.referenced = false;
+                }
+            }
+        }
+
+        void clear() {
+            slots = new Entry[MIN_CAPACITY];
+            size = 0;
+            hand = 0;
+        }
+
+        private void resize(int capacity) {
+            Entry[] bigger = new Entry[capacity];
+            for (Entry e : slots) {
+                if (e != null) {
+                    insert(bigger, e);
+                }
+            }
+            slots = bigger;
+            hand &= capacity - 1;
+        }
+
+        private static void insert(Entry[] t, Entry e) {
+            int mask = t.length - 1;
+            int i = e.hash & mask;
+            while (t[i] != null) {
+                i = (i + 1) & mask;
+            }
+            t[i] = e;
+        }
     }
 }

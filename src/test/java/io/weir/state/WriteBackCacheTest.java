@@ -192,6 +192,45 @@ class WriteBackCacheTest {
     }
 
     @Test
+    void evictionsThatShiftEntriesAcrossTheEndOfTheTableLoseNothing() throws Exception {
+        // Keys whose home slots lie around the end of the smallest table (1,024 slots): removing
+        // one moves the entries after it back, across the wrap, and each read must still find them.
+        List<byte[]> keys = new ArrayList<>();
+        for (int i = 0; keys.size() < 12; i++) {
+            byte[] k = b("w" + i);
+            int home = WriteBackCache.Table.hash(k) & 1023;
+            if (home >= 1020 || home <= 2) {
+                keys.add(k);
+            }
+        }
+        try (RocksDbBackend backend = new RocksDbBackend(dir, new RocksDbSettings(8 << 20, 4 << 20))) {
+            RocksDbStateStore rocks = rocksOf(backend);
+            WriteBackCache cache = new WriteBackCache(rocks, () -> 6 * WriteBackCache.cost(b("w0000"), b("v0000")));
+            Map<Integer, String> model = new java.util.HashMap<>();
+            java.util.Random random = new java.util.Random(42);
+            for (int round = 0; round < 2_000; round++) {
+                int k = random.nextInt(keys.size());
+                if (random.nextBoolean()) {
+                    String v = String.format("v%04d", round);
+                    cache.put(keys.get(k), b(v));
+                    model.put(k, v);
+                } else {
+                    byte[] read = cache.get(keys.get(k));
+                    String expected = model.get(k);
+                    assertEquals(
+                            expected, read == null ? null : new String(read, StandardCharsets.UTF_8), "round " + round);
+                }
+                assertTrue(cache.cachedEntries() <= 7, "round " + round + ": " + cache.cachedEntries());
+            }
+            cache.prepareSnapshot();
+            for (Map.Entry<Integer, String> e : model.entrySet()) {
+                assertArrayEquals(b(e.getValue()), rocks.get(keys.get(e.getKey())));
+            }
+            assertEquals(model.size(), keys(rocks.scan(b("w"))).size());
+        }
+    }
+
+    @Test
     void dirtyEntriesBeyondTheLimitAreWrittenThroughAtTheSnapshot() throws Exception {
         FileSnapshotStore snapshots = new FileSnapshotStore(dir.resolve("snapshots"));
         try (RocksDbBackend backend = new RocksDbBackend(dir, new RocksDbSettings(8 << 20, 4 << 20))) {
