@@ -98,6 +98,7 @@ class SchemaConsistencyTest {
         assertChoices("processing.restart.strategy", RestartConfig.Strategy.values());
         assertChoices("processing.state.backend", StateConfig.Backend.values());
         assertChoices("processing.state.snapshots", StateConfig.SnapshotStore.values());
+        assertChoices("processing.state.rocksdb.cached-writes", RocksDbConfig.CachedWrites.values());
         assertChoices("pipeline.source.format", Format.values());
         assertChoices("pipeline.sink.format", Format.values());
         assertChoices("pipeline.source.key-format", Format.values());
