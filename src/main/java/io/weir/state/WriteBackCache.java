@@ -15,7 +15,8 @@ import java.util.TreeSet;
  * the heap instead of crossing JNI for every record. A running aggregate reads and writes the same
  * few thousand keys per task over and over; this turns two native calls per record into two hash
  * lookups, and many writes of a key between checkpoints into one. Its size is a budget in bytes
- * that the backend shares among the tasks it has open (least recently used entries go first).
+ * that the backend shares among the tasks it has open (entries not used lately go first: {@link
+ * Table}'s clock).
  *
  * <p>Correctness: dirty entries reach the inner store before anything that must see them — a scan
  * of a prefix they fall under (point keys, {@link #putPoint}, are by contract under none), eviction,
