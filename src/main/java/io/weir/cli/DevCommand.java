@@ -151,7 +151,15 @@ public final class DevCommand implements Callable<Integer> {
                 break;
             }
         }
-        RunningTotalsVerifier.Result result = new RunningTotalsVerifier(bootstrap).verify("orders", "totals", true);
+        // The last commit's markers reach the output partitions just after the commit returned, and
+        // a read_committed reader sees that output only then: a short read is read again.
+        RunningTotalsVerifier verifier = new RunningTotalsVerifier(bootstrap);
+        RunningTotalsVerifier.Result result = verifier.verify("orders", "totals", true);
+        for (long retryUntil = System.currentTimeMillis() + 10_000;
+                !result.ok() && System.currentTimeMillis() < retryUntil; ) {
+            Thread.sleep(500);
+            result = verifier.verify("orders", "totals", true);
+        }
         System.out.println("weir dev: verify " + result);
         return result.ok() ? 0 : 1;
     }

@@ -154,7 +154,13 @@ class RunningTotalsIT {
         Instance instance = job.start();
         await().atMost(DEADLINE).until(() -> instance.counters().recordsIn.sum() == 5_000);
         instance.stopGracefully(Duration.ofSeconds(30));
-        // No waiting here: the last checkpoint committed before stopGracefully returned.
+        assertTrue(instance.stopped());
+        // The last checkpoint committed before stopGracefully returned, but the broker writes a
+        // commit's markers into the output partitions after it answered the commit, and a
+        // read_committed reader sees a partition's output (its end offset is the last stable
+        // offset) only then: wait for them, with no instance running that could redo anything. An
+        // epoch the stop left uncommitted was aborted, and its output never appears.
+        job.awaitVerified(5_000);
         RunningTotalsVerifier.Result result = job.verify(true);
         assertTrue(result.ok(), result.toString());
         assertEquals(5_000, result.outputs());
