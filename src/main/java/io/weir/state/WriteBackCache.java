@@ -3,6 +3,7 @@ package io.weir.state;
 import java.util.AbstractMap;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -37,7 +38,7 @@ final class WriteBackCache implements StateStore {
      * entry it is what a flush hands to the store (a null value deletes).
      */
     private static final class Entry implements Map.Entry<byte[], byte[]> {
-        final Bytes key;
+        final byte[] key;
         /** {@link Table#hash} of the key. */
         final int hash;
 
@@ -51,15 +52,15 @@ final class WriteBackCache implements StateStore {
         /** Dirty and at this index of {@link #dirtyPoints}, else -1. */
         int listed = -1;
 
-        Entry(Bytes key, byte[] value) {
+        Entry(byte[] key, byte[] value) {
             this.key = key;
-            this.hash = Table.hash(key.array());
+            this.hash = Table.hash(key);
             this.value = value;
         }
 
         @Override
         public byte[] getKey() {
-            return key.array();
+            return key;
         }
 
         @Override
@@ -74,8 +75,8 @@ final class WriteBackCache implements StateStore {
     }
 
     /**
-     * What an entry costs beyond its key and value bytes: the entry, the key wrapper, the arrays'
-     * headers and its share of the table's slots.
+     * What an entry costs beyond its key and value bytes: the entry, the arrays' headers and its
+     * share of the table's slots.
      */
     static final int ENTRY_OVERHEAD = 160;
 
@@ -95,7 +96,10 @@ final class WriteBackCache implements StateStore {
      * flag says it is here already, which keeps the sorted set off the path of a hot key's repeated
      * writes.
      */
-    private final NavigableSet<Bytes> dirty = new TreeSet<>();
+    private final NavigableSet<Entry> dirty = new TreeSet<>(BY_KEY);
+
+    /** Unsigned lexicographic, as RocksDB's default comparator orders keys. */
+    private static final Comparator<Entry> BY_KEY = (a, b) -> Arrays.compareUnsigned(a.key, b.key);
 
     /**
      * The dirty entries of point keys ({@link #putPoint}: no scan covers them), in no order: with a
@@ -150,7 +154,7 @@ final class WriteBackCache implements StateStore {
             Entry e = entries.nextVictim();
             if (e.dirty) {
                 if (e.sorted) {
-                    dirty.remove(e.key);
+                    dirty.remove(e);
                     e.sorted = false;
                 } else {
                     unlist(e);
@@ -158,7 +162,7 @@ final class WriteBackCache implements StateStore {
                 writeThrough(e);
                 e.dirty = false;
             }
-            bytes -= cost(e.key.array(), e.value);
+            bytes -= cost(e.key, e.value);
             if (e == last) {
                 last = null;
             }
@@ -178,7 +182,7 @@ final class WriteBackCache implements StateStore {
         if (e == null) {
             byte[] v = inner.get(key);
             byte[] cached = v == null ? DELETED : v.clone();
-            e = new Entry(new Bytes(key.clone()), cached);
+            e = new Entry(key.clone(), cached);
             entries.add(e);
             bytes += cost(key, cached);
             last = e;
@@ -196,7 +200,7 @@ final class WriteBackCache implements StateStore {
      */
     private Entry lookUp(byte[] key) {
         Entry e = last;
-        if (e != null && Arrays.equals(e.key.array(), key)) {
+        if (e != null && Arrays.equals(e.key, key)) {
             return e;
         }
         e = entries.find(key, Table.hash(key));
@@ -235,7 +239,7 @@ final class WriteBackCache implements StateStore {
         inner.ensureOpen();
         Entry e = lookUp(key);
         if (e == null) {
-            e = new Entry(new Bytes(key.clone()), value);
+            e = new Entry(key.clone(), value);
             entries.add(e);
             bytes += cost(key, value);
             last = e;
@@ -248,7 +252,7 @@ final class WriteBackCache implements StateStore {
             e.dirty = true;
             if (scannable) {
                 e.sorted = true;
-                dirty.add(e.key);
+                dirty.add(e);
             } else {
                 e.listed = dirtyPoints.size();
                 dirtyPoints.add(e);
@@ -256,7 +260,7 @@ final class WriteBackCache implements StateStore {
         } else if (scannable && !e.sorted) {
             unlist(e); // a point key written as one a scan may cover: where scans look from now on
             e.sorted = true;
-            dirty.add(e.key);
+            dirty.add(e);
         }
         evictBeyondLimit();
     }
@@ -271,12 +275,11 @@ final class WriteBackCache implements StateStore {
         // Only the dirty entries the scan covers must reach the store first: a timer scan every few
         // milliseconds leaves the cached state entries alone.
         byte[] first = Arrays.compareUnsigned(from, prefix) > 0 ? from : prefix;
-        for (Iterator<Bytes> it = dirty.tailSet(new Bytes(first), true).iterator(); it.hasNext(); ) {
-            Bytes k = it.next();
-            if (!startsWith(k.array(), prefix)) {
+        for (Iterator<Entry> it = dirty.tailSet(new Entry(first, null), true).iterator(); it.hasNext(); ) {
+            Entry e = it.next();
+            if (!startsWith(e.key, prefix)) {
                 break;
             }
-            Entry e = entries.find(k.array(), Table.hash(k.array()));
             writeThrough(e);
             e.dirty = false;
             e.sorted = false;
@@ -298,7 +301,7 @@ final class WriteBackCache implements StateStore {
         }
         List<Map.Entry<byte[], byte[]>> pending = new ArrayList<>(dirtyNow.size());
         for (Entry e : dirtyNow) {
-            pending.add(new AbstractMap.SimpleImmutableEntry<>(e.key.array(), e.getValue()));
+            pending.add(new AbstractMap.SimpleImmutableEntry<>(e.key, e.getValue()));
         }
         return inner.snapshot(checkpointId, pending);
     }
@@ -357,9 +360,7 @@ final class WriteBackCache implements StateStore {
     /** The dirty entries: those a scan may cover in key order, then the point keys. */
     private List<Entry> dirtyEntries() {
         List<Entry> all = new ArrayList<>(dirty.size() + dirtyPoints.size());
-        for (Bytes k : dirty) {
-            all.add(entries.find(k.array(), Table.hash(k.array())));
-        }
+        all.addAll(dirty);
         all.addAll(dirtyPoints);
         return all;
     }
@@ -386,9 +387,9 @@ final class WriteBackCache implements StateStore {
 
     private void writeThrough(Entry e) {
         if (e.value == DELETED) {
-            inner.delete(e.key.array());
+            inner.delete(e.key);
         } else {
-            inner.put(e.key.array(), e.value);
+            inner.put(e.key, e.value);
         }
     }
 
@@ -429,7 +430,7 @@ final class WriteBackCache implements StateStore {
                 if (e == null) {
                     return null;
                 }
-                if (e.hash == hash && Arrays.equals(e.key.array(), key)) {
+                if (e.hash == hash && Arrays.equals(e.key, key)) {
                     return e;
                 }
             }
