@@ -17,7 +17,7 @@ import java.util.TreeSet;
  * few thousand keys per task over and over; this turns two native calls per record into two hash
  * lookups, and many writes of a key between checkpoints into one. Its size is a budget in bytes
  * that the backend shares among the tasks it has open (entries not used lately go first: {@link
- * Table}'s clock).
+ * CacheTable}'s clock).
  *
  * <p>Correctness: dirty entries reach the inner store before anything that must see them — a scan
  * of a prefix they fall under (point keys, {@link #putPoint}, are by contract under none), eviction,
@@ -37,9 +37,9 @@ final class WriteBackCache implements StateStore {
      * A cached value under its key, and whether it still has to reach the inner store; as a map
      * entry it is what a flush hands to the store (a null value deletes).
      */
-    private static final class Entry implements Map.Entry<byte[], byte[]> {
+    static final class Entry implements Map.Entry<byte[], byte[]> {
         final byte[] key;
-        /** {@link Table#hash} of the key. */
+        /** {@link CacheTable#hash} of the key. */
         final int hash;
 
         byte[] value;
@@ -54,7 +54,7 @@ final class WriteBackCache implements StateStore {
 
         Entry(byte[] key, byte[] value) {
             this.key = key;
-            this.hash = Table.hash(key);
+            this.hash = CacheTable.hash(key);
             this.value = value;
         }
 
@@ -112,7 +112,7 @@ final class WriteBackCache implements StateStore {
     /** The entry of the last key read or written, which a value state writes right after reading. */
     private Entry last;
 
-    private final Table entries = new Table();
+    private final CacheTable entries = new CacheTable();
     private final long maxCarriedBytes;
 
     /**
@@ -203,7 +203,7 @@ final class WriteBackCache implements StateStore {
         if (e != null && Arrays.equals(e.key, key)) {
             return e;
         }
-        e = entries.find(key, Table.hash(key));
+        e = entries.find(key);
         last = e;
         return e;
     }
@@ -395,127 +395,5 @@ final class WriteBackCache implements StateStore {
 
     private static boolean startsWith(byte[] key, byte[] prefix) {
         return key.length >= prefix.length && Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length);
-    }
-
-    /**
-     * The entries by key: open addressing with linear probing over an array of entries, each
-     * holding its key's hash. A lookup reads a slot and the entry it points to (then its key and
-     * value arrays, independently), where a {@code LinkedHashMap} walks from its node to a key wrapper
-     * to the key and back to the entry: with many keys each step is a cache miss, and reading state
-     * was half of a record's cost at 100,000 keys. Removal shifts the entries after the hole back
-     * (no tombstones). A clock hand over the slots picks what to evict.
-     */
-    static final class Table {
-        private static final int MIN_CAPACITY = 1024;
-
-        private Entry[] slots = new Entry[MIN_CAPACITY];
-        private int size;
-        private int hand;
-
-        /** The key's content hash, spread over the bits a table's mask keeps. */
-        static int hash(byte[] key) {
-            int h = Arrays.hashCode(key) * 0x9E3779B9;
-            return h ^ (h >>> 16);
-        }
-
-        int size() {
-            return size;
-        }
-
-        Entry find(byte[] key, int hash) {
-            Entry[] t = slots;
-            int mask = t.length - 1;
-            for (int i = hash & mask; ; i = (i + 1) & mask) {
-                Entry e = t[i];
-                if (e == null) {
-                    return null;
-                }
-                if (e.hash == hash && Arrays.equals(e.key, key)) {
-                    return e;
-                }
-            }
-        }
-
-        /** Adds {@code e}, whose key is not in the table. */
-        void add(Entry e) {
-            if ((size + 1) * 3L > slots.length * 2L) { // at most two thirds full
-                resize(slots.length * 2);
-            }
-            insert(slots, e);
-            size++;
-        }
-
-        void remove(Entry e) {
-            Entry[] t = slots;
-            int mask = t.length - 1;
-            int i = e.hash & mask;
-            while (t[i] != e) {
-                if (t[i] == null) {
-                    throw new IllegalStateException("a cached entry is missing from its table");
-                }
-                i = (i + 1) & mask;
-            }
-            // Backward shift: an entry after the hole moves into it unless its home slot lies
-            // cyclically after the hole (then it is reachable where it is).
-            int hole = i;
-            for (int j = (hole + 1) & mask; t[j] != null; j = (j + 1) & mask) {
-                int home = t[j].hash & mask;
-                boolean reachable = hole <= j ? hole < home && home <= j : hole < home || home <= j;
-                if (!reachable) {
-                    t[hole] = t[j];
-                    hole = j;
-                }
-            }
-            t[hole] = null;
-            size--;
-            if (t.length > MIN_CAPACITY && size * 8L < t.length) {
-                resize(t.length / 2);
-            }
-        }
-
-        /**
-         * The next entry the clock hand finds not referenced since it last passed; those it passes
-         * lose their mark. The table must not be empty.
-         */
-        Entry nextVictim() {
-            Entry[] t = slots;
-            int mask = t.length - 1;
-            while (true) {
-                hand = (hand + 1) & mask;
-                Entry e = t[hand];
-                if (e != null) {
-                    if (!e.referenced) {
-                        return e;
-                    }
-                    e.referenced = false;
-                }
-            }
-        }
-
-        void clear() {
-            slots = new Entry[MIN_CAPACITY];
-            size = 0;
-            hand = 0;
-        }
-
-        private void resize(int capacity) {
-            Entry[] bigger = new Entry[capacity];
-            for (Entry e : slots) {
-                if (e != null) {
-                    insert(bigger, e);
-                }
-            }
-            slots = bigger;
-            hand &= capacity - 1;
-        }
-
-        private static void insert(Entry[] t, Entry e) {
-            int mask = t.length - 1;
-            int i = e.hash & mask;
-            while (t[i] != null) {
-                i = (i + 1) & mask;
-            }
-            t[i] = e;
-        }
     }
 }

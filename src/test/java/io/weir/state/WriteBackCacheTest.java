@@ -198,7 +198,7 @@ class WriteBackCacheTest {
         List<byte[]> keys = new ArrayList<>();
         for (int i = 0; keys.size() < 12; i++) {
             byte[] k = b("w" + i);
-            int home = WriteBackCache.Table.hash(k) & 1023;
+            int home = CacheTable.hash(k) & 1023;
             if (home >= 1020 || home <= 2) {
                 keys.add(k);
             }
