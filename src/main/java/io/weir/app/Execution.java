@@ -55,6 +55,10 @@ final class Execution implements SourceLoop.Execution {
     private static final Logger LOG = LoggerFactory.getLogger(Execution.class);
     private static final Duration RESTORE_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration WORKER_STOP_TIMEOUT = Duration.ofSeconds(10);
+    /** How long a stop waits for the aborts of its open transactions (see {@link #runWithin}). */
+    private static final Duration ABORT_WAIT = Duration.ofSeconds(5);
+    /** How long a stop waits for the commit in flight. */
+    private static final Duration COMMIT_WAIT = Duration.ofSeconds(10);
 
     /** What an execution is built from; shared by all executions of an instance. */
     record Context(
@@ -460,6 +464,32 @@ final class Execution implements SourceLoop.Execution {
         };
     }
 
+    /**
+     * Runs {@code abort} on a thread of its own, waiting for it at most {@code wait}. With the broker
+     * unreachable an abort blocks for the producer's {@code max.block.ms} (60 s) per transaction,
+     * and the source loop, which stops executions, would block with it: no polling, no failover of
+     * other runs, minutes before this run restarts. An abort still running goes on alone: an open
+     * transaction it does not reach is aborted when its transactional id is initialised again, or
+     * by the broker after the transaction timeout.
+     */
+    private void runWithin(Duration wait, Runnable abort) {
+        Thread aborting = new Thread(abort, "weir-abort");
+        aborting.setDaemon(true);
+        aborting.start();
+        try {
+            aborting.join(wait.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (aborting.isAlive()) {
+            LOG.warn(
+                    "the open transactions were not aborted within {} ms (is the broker reachable?); the next"
+                            + " producers with these transactional ids abort them, else the broker after {} ms",
+                    wait.toMillis(),
+                    context.settings().transactionTimeout().toMillis());
+        }
+    }
+
     /** What restoring this execution's stores took, summed over its tasks. */
     RestoreSizes restoreSizes() {
         RestoreSizes sum = RestoreSizes.NONE;
@@ -521,9 +551,10 @@ final class Execution implements SourceLoop.Execution {
 
     /**
      * Stops in the order that keeps exactly-once: no new checkpoint and no new upload; the commit in
-     * flight finishes (or fails); workers stop; the open transactions are aborted (when a worker
-     * hangs in a send, they are left to the next execution's producers, whose initialisation aborts
-     * them); producers close; state is released.
+     * flight finishes (or fails, or is left after {@code COMMIT_WAIT}); workers stop; the open
+     * transactions are aborted (when a worker hangs in a send, by fresh producers with the same
+     * transactional ids); producers close; state is released. No step waits long for an unreachable
+     * broker: an abort still running after {@code ABORT_WAIT} goes on alone ({@link #runWithin}).
      */
     @Override
     public void stop() {
@@ -534,7 +565,10 @@ final class Execution implements SourceLoop.Execution {
             try {
                 Future<?> commit = coordinator.stop().get(30, TimeUnit.SECONDS);
                 if (commit != null) {
-                    commit.get(30, TimeUnit.SECONDS);
+                    // A commit takes milliseconds; one waiting for an unreachable broker would block
+                    // for max.block.ms (60 s). Its outcome need not be known: a restore starts from
+                    // the checkpoint the committed offsets name, whichever way it ended.
+                    commit.get(COMMIT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
                 }
             } catch (Exception e) {
                 LOG.debug("stopping the coordinator: {}", e.toString());
@@ -544,30 +578,40 @@ final class Execution implements SourceLoop.Execution {
         boolean allStopped = awaitWorkers(WORKER_STOP_TIMEOUT);
         if (producers != null) {
             if (allStopped) {
-                producers.abortOpen();
+                runWithin(ABORT_WAIT, producers::abortOpen); // closing the producers ends it
             }
-            producers.close(); // also unblocks a worker still waiting in flush
+            producers.close(); // also unblocks a worker still waiting in flush or send
         }
         awaitWorkers(null);
         stores.values().forEach(StateStore::close);
         if (firstSlot >= 0) {
-            if (!allStopped) {
-                // Its open transactions were not aborted: the partitions may go to another member,
-                // which would wait for them until the transaction timeout. Fence and abort them now.
-                InstanceSettings s = context.settings();
-                for (int slot = firstSlot; slot < firstSlot + poolSize(s); slot++) {
-                    try {
-                        TransactionalProducers.abortLeftover(
-                                context.clients(),
-                                s.transactionalIdPrefix() + slot,
-                                s.transactionTimeout().toMillis());
-                    } catch (RuntimeException e) {
-                        LOG.warn("aborting the transaction of slot {} failed: {}", slot, e.toString());
-                    }
-                }
-            }
-            producerSlots.release(firstSlot);
+            int first = firstSlot;
             firstSlot = -1;
+            if (allStopped) {
+                producerSlots.release(first);
+            } else {
+                // Its open transactions were not aborted: the partitions may go to another member,
+                // which would wait for them until the transaction timeout. Fence and abort them now;
+                // the slots stay taken until that is done, so that no new execution's producers
+                // (which would take the next free block meanwhile) meet these.
+                InstanceSettings s = context.settings();
+                runWithin(ABORT_WAIT, () -> {
+                    try {
+                        for (int slot = first; slot < first + poolSize(s); slot++) {
+                            try {
+                                TransactionalProducers.abortLeftover(
+                                        context.clients(),
+                                        s.transactionalIdPrefix() + slot,
+                                        s.transactionTimeout().toMillis());
+                            } catch (RuntimeException e) {
+                                LOG.warn("aborting the transaction of slot {} failed: {}", slot, e.toString());
+                            }
+                        }
+                    } finally {
+                        producerSlots.release(first);
+                    }
+                });
+            }
         }
     }
 

@@ -459,7 +459,16 @@ public final class Instance implements AutoCloseable {
         java.util.Set<org.apache.kafka.common.TopicPartition> partitions = new java.util.HashSet<>();
         assigned.forEach(ip -> partitions.add(new org.apache.kafka.common.TopicPartition(ip.topic(), ip.partition())));
         Map<InputPartition, Long> checkpoints = new HashMap<>();
-        offsetReader.committed(partitions, Duration.ofMinutes(1)).forEach((tp, om) -> {
+        Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed;
+        try {
+            committed = offsetReader.committed(partitions, Duration.ofMinutes(1));
+        } catch (RuntimeException e) {
+            // The next restore asks with a new consumer.
+            offsetReader.close(Duration.ZERO);
+            offsetReader = null;
+            throw e;
+        }
+        committed.forEach((tp, om) -> {
             if (om != null && om.metadata() != null && om.metadata().startsWith("ckpt=")) {
                 checkpoints.put(
                         new InputPartition(tp.topic(), tp.partition()),
