@@ -47,6 +47,11 @@ final class WriteBackCache implements StateStore {
         boolean referenced = true;
 
         boolean dirty;
+        /**
+         * {@link #value} is held by a snapshot not yet written out, so the next write replaces the
+         * array instead of writing into it.
+         */
+        boolean shared;
         /** Dirty and in the sorted set {@link #dirty}: written as a key a scan may cover. */
         boolean sorted;
         /** Dirty and at this index of {@link #dirtyPoints}, else -1. */
@@ -210,7 +215,7 @@ final class WriteBackCache implements StateStore {
 
     @Override
     public void put(byte[] key, byte[] value) {
-        write(key, copyOf(value), true);
+        write(key, checked(value), true);
     }
 
     @Override
@@ -220,7 +225,7 @@ final class WriteBackCache implements StateStore {
 
     @Override
     public void putPoint(byte[] key, byte[] value) {
-        write(key, copyOf(value), false);
+        write(key, checked(value), false);
     }
 
     @Override
@@ -228,25 +233,40 @@ final class WriteBackCache implements StateStore {
         write(key, DELETED, false);
     }
 
-    private static byte[] copyOf(byte[] value) {
+    private static byte[] checked(byte[] value) {
         if (value == null) {
             throw new IllegalArgumentException("state values must not be null; delete the key instead");
         }
-        return value.clone();
+        return value;
     }
 
+    /**
+     * Writes {@code value} (the caller's array, copied; {@link #DELETED} removes) under {@code key}.
+     * A value as long as the one cached goes into the cached array unless a snapshot holds that
+     * array: a running aggregate's row keeps its length, and rewriting it where it is keeps a hot
+     * key's value at one address instead of a new array per record that the next record's read of
+     * another key finds far from the caches.
+     */
     private void write(byte[] key, byte[] value, boolean scannable) {
         inner.ensureOpen();
         Entry e = lookUp(key);
         if (e == null) {
-            e = new Entry(key.clone(), value);
+            byte[] copy = value == DELETED ? DELETED : value.clone();
+            e = new Entry(key.clone(), copy);
             entries.add(e);
-            bytes += cost(key, value);
+            bytes += cost(key, copy);
             last = e;
         } else {
             e.referenced = true;
-            bytes += value.length - e.value.length;
-            e.value = value;
+            byte[] held = e.value;
+            if (value != DELETED && held != DELETED && !e.shared && held.length == value.length) {
+                System.arraycopy(value, 0, held, 0, value.length);
+            } else {
+                byte[] copy = value == DELETED ? DELETED : value.clone();
+                bytes += copy.length - held.length;
+                e.value = copy;
+                e.shared = false;
+            }
         }
         if (!e.dirty) {
             e.dirty = true;
@@ -292,8 +312,8 @@ final class WriteBackCache implements StateStore {
     public SnapshotPart snapshot(long checkpointId) {
         // The dirty entries stay dirty (the next preparation writes them through) and go into the
         // checkpoint as they are: a pair of references each, serialized by the uploader, is cheaper
-        // than writing them into RocksDB now. The arrays are safe to share: the cache never changes
-        // a value array it holds (it replaces it), and keys never change.
+        // than writing them into RocksDB now. The arrays are safe to share: an entry marked shared
+        // gets a new array at its next write instead of a write into this one, and keys never change.
         List<Entry> dirtyNow = dirtyEntries();
         if (WriteBatches.size(dirtyNow) > maxCarriedBytes) {
             flush();
@@ -301,6 +321,7 @@ final class WriteBackCache implements StateStore {
         }
         List<Map.Entry<byte[], byte[]>> pending = new ArrayList<>(dirtyNow.size());
         for (Entry e : dirtyNow) {
+            e.shared = true;
             pending.add(new AbstractMap.SimpleImmutableEntry<>(e.key, e.getValue()));
         }
         return inner.snapshot(checkpointId, pending);

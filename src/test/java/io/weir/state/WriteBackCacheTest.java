@@ -167,6 +167,31 @@ class WriteBackCacheTest {
     }
 
     @Test
+    void aWriteAfterTheBarrierLeavesTheValueTheSnapshotCarriesAsItWas() throws Exception {
+        FileSnapshotStore snapshots = new FileSnapshotStore(dir.resolve("snapshots"));
+        try (RocksDbBackend backend = new RocksDbBackend(dir.resolve("a"), new RocksDbSettings(8 << 20, 4 << 20));
+                RocksDbBackend other = new RocksDbBackend(dir.resolve("b"), new RocksDbSettings(8 << 20, 4 << 20))) {
+            RocksDbStateStore rocks = rocksOf(backend);
+            WriteBackCache cache = new WriteBackCache(rocks, () -> 1 << 20);
+            byte[] caller = b("total=0001");
+            cache.putPoint(b("k"), caller);
+            caller[9] = '9'; // the cache holds its own copy
+            cache.putPoint(b("k"), b("total=0002")); // same length: rewritten where it is
+            assertArrayEquals(b("total=0002"), cache.get(b("k")));
+            SnapshotPart part = cache.snapshot(1); // holds the cached array until written out
+            cache.putPoint(b("k"), b("total=0003")); // same length, after the barrier
+            cache.putPoint(b("k"), b("total=0004"));
+            StateHandle handle = part.write(snapshots, () -> false);
+            try (StateStore restored = other.open("t-0", "g2", new RestorePoint("t-0", 1, handle), snapshots)) {
+                assertArrayEquals(b("total=0002"), restored.get(b("k")), "the value at the barrier");
+            }
+            assertArrayEquals(b("total=0004"), cache.get(b("k")));
+            cache.prepareSnapshot();
+            assertArrayEquals(b("total=0004"), rocks.get(b("k")));
+        }
+    }
+
+    @Test
     void aBackendSetToWriteThroughCarriesNothingAndOneSetToCarryDoes() throws Exception {
         FileSnapshotStore snapshots = new FileSnapshotStore(dir.resolve("snapshots"));
         for (boolean carry : new boolean[] {false, true}) {
