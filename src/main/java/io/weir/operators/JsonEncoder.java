@@ -41,6 +41,11 @@ final class JsonEncoder {
         ESCAPES['\\'] = '\\';
     }
 
+    /** Slots of the table of encoded names; a power of two. */
+    private static final int NAMES = 64;
+
+    private final String[] nameKeys = new String[NAMES];
+    private final byte[][] nameBytes = new byte[NAMES][];
     private byte[] buf = new byte[256];
     private int size;
     private int depth;
@@ -86,8 +91,7 @@ final class JsonEncoder {
                 if (i > 0) {
                     put((byte) ',');
                 }
-                string(f.name(i));
-                put((byte) ':');
+                name(f.name(i));
                 write(f.value(i));
             }
             put((byte) '}');
@@ -166,6 +170,37 @@ final class JsonEncoder {
         size += digits;
     }
 
+    /**
+     * A field's name with its quotes and the colon. The names of a decoded object are the decoder's
+     * shared instances and an operator's output names are constants, so the few distinct names
+     * written are kept encoded, by identity, in a small table (a name looks at four slots from its
+     * hash's; a new one takes the first free of them, else the first).
+     */
+    private void name(String name) {
+        int h = name.hashCode();
+        int home = (h ^ (h >>> 7) ^ (h >>> 16)) & (NAMES - 1);
+        int free = home;
+        for (int probe = 0; probe < 4; probe++) {
+            int slot = (home + probe) & (NAMES - 1);
+            String key = nameKeys[slot];
+            if (key == name) {
+                byte[] encoded = nameBytes[slot];
+                ensure(encoded.length);
+                System.arraycopy(encoded, 0, buf, size, encoded.length);
+                size += encoded.length;
+                return;
+            }
+            if (key == null && free == home && nameKeys[home] != null) {
+                free = slot;
+            }
+        }
+        int start = size;
+        string(name);
+        put((byte) ':');
+        nameKeys[free] = name;
+        nameBytes[free] = Arrays.copyOfRange(buf, start, size);
+    }
+
     private void string(String s) {
         string(s, true);
     }
@@ -177,7 +212,18 @@ final class JsonEncoder {
         if (quoted) {
             buf[size++] = '"';
         }
-        for (int i = 0; i < n; i++) {
+        // Most text is ASCII without anything to escape: written straight into the room just made,
+        // up to the first character that needs more (an escape, or more than one byte).
+        int i = 0;
+        for (; i < n; i++) {
+            char c = s.charAt(i);
+            if (c >= 0x80 || (quoted && ESCAPES[c] != 0)) {
+                break;
+            }
+            buf[size + i] = (byte) c;
+        }
+        size += i;
+        for (; i < n; i++) {
             char c = s.charAt(i);
             if (c < 0x80) {
                 byte escape = ESCAPES[c];

@@ -57,6 +57,32 @@ class JsonEncoderProperties {
     }
 
     @Test
+    void namesKeptEncodedAreWrittenAsJacksonWritesThemHoweverManyShareTheTable() throws IOException {
+        // More names than the encoder keeps, with escapes and non-ASCII among them, the same ones
+        // again and again, as the same instances and as equal copies: every object as Jackson writes it.
+        java.util.Random random = new java.util.Random(7);
+        String[] names = new String[300];
+        for (int i = 0; i < names.length; i++) {
+            names[i] = switch (i % 5) {
+                case 0 -> "field" + i;
+                case 1 -> "qu\"ote" + i;
+                case 2 -> "\u00e9t\u00e9" + i;
+                case 3 -> "tab\t" + i;
+                default -> "\ud83d\ude00" + i;
+            };
+        }
+        for (int round = 0; round < 2_000; round++) {
+            String[] picked = random.ints(0, round < 1_000 ? 12 : names.length)
+                    .distinct()
+                    .limit(4)
+                    .mapToObj(i -> random.nextBoolean() ? names[i] : new String(names[i]))
+                    .toArray(String[]::new);
+            Fields fields = new Fields(picked, new Object[] {1L, "v", 2L, "w"});
+            assertArrayEquals(jackson(fields), Json.encode(fields), () -> String.join(",", picked));
+        }
+    }
+
+    @Test
     void writesNumbersAtTheirEdgesAsJacksonDoes() throws IOException {
         for (Object n : List.of(
                 0L,
