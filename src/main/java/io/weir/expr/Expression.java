@@ -5,6 +5,7 @@ import dev.cel.bundle.CelFactory;
 import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.CelIssue;
 import dev.cel.common.CelValidationException;
+import dev.cel.common.ast.CelExpr;
 import dev.cel.common.types.CelKind;
 import dev.cel.common.types.CelType;
 import dev.cel.common.types.MapType;
@@ -13,6 +14,8 @@ import dev.cel.parser.CelStandardMacro;
 import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelRuntime;
 import dev.cel.runtime.CelVariableResolver;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -33,12 +36,21 @@ public final class Expression {
     private final ExpressionTypes types;
     private final CelType resultType;
     private final CelRuntime.Program program;
+    /**
+     * The fields of an expression that is only {@code value.a.b…} (as {@code key-by: value.user}
+     * is), or null: read straight from the value's maps where the interpreter's walk over the tree
+     * cost more than the rest of a repartitioning step. Anything but a plain result along maps that
+     * have the fields is left to the interpreter, so results and errors stay CEL's.
+     */
+    private final String[] valuePath;
 
-    private Expression(String text, ExpressionTypes types, CelType resultType, CelRuntime.Program program) {
+    private Expression(
+            String text, ExpressionTypes types, CelType resultType, CelRuntime.Program program, String[] valuePath) {
         this.text = text;
         this.types = types;
         this.resultType = resultType;
         this.program = program;
+        this.valuePath = valuePath;
     }
 
     /** Compiles and type-checks {@code text}; every problem found is an issue of the error. */
@@ -57,7 +69,8 @@ public final class Expression {
             throw new ExpressionError(ExpressionError.Kind.CHECK, issues(e));
         }
         try {
-            return new Expression(text, types, ast.getResultType(), cel.createProgram(ast));
+            return new Expression(
+                    text, types, ast.getResultType(), cel.createProgram(ast), valuePath(ast.getExpr(), types));
         } catch (CelEvaluationException e) {
             throw new ExpressionError(
                     ExpressionError.Kind.CHECK, List.of(new ExpressionError.Issue(1, 1, Values.clean(e.getMessage()))));
@@ -90,6 +103,31 @@ public final class Expression {
                 .addVar("partition", SimpleType.INT)
                 .addVar("offset", SimpleType.INT)
                 .build();
+    }
+
+    /** The fields of {@code value.a.b…} read from a value of dynamic type, or null for anything else. */
+    private static String[] valuePath(CelExpr expr, ExpressionTypes types) {
+        if (types.value() != ExpressionTypes.Kind.DYN) {
+            return null;
+        }
+        List<String> fields = new ArrayList<>();
+        CelExpr e = expr;
+        while (e.getKind() == CelExpr.ExprKind.Kind.SELECT && !e.select().testOnly()) {
+            fields.add(e.select().field());
+            e = e.select().operand();
+        }
+        if (fields.isEmpty()
+                || e.getKind() != CelExpr.ExprKind.Kind.IDENT
+                || !e.ident().name().equals("value")) {
+            return null;
+        }
+        Collections.reverse(fields);
+        return fields.toArray(String[]::new);
+    }
+
+    /** Whether {@link #evaluate} reads the result straight from the value when it can. */
+    boolean readsValuePath() {
+        return valuePath != null;
     }
 
     private static CelType type(ExpressionTypes.Kind kind) {
@@ -129,6 +167,30 @@ public final class Expression {
 
     /** Evaluates against one record; the result follows the package's value model. */
     public Object evaluate(Variables variables) throws EvaluationError {
+        if (valuePath != null) {
+            Object v = readValuePath(variables.value());
+            if (v != null) {
+                return v;
+            }
+        }
+        return interpret(variables);
+    }
+
+    /**
+     * The plain result (string, int, double or bool) of {@code value.a.b…} read from {@code value}'s
+     * maps, or null where that is left to the interpreter (a field missing, a value not a map, a
+     * result that is a list, map, null or bytes).
+     */
+    Object readValuePath(Object value) {
+        Object v = value;
+        for (int i = 0; i < valuePath.length && v != null; i++) {
+            v = v instanceof Map<?, ?> map ? map.get(valuePath[i]) : null;
+        }
+        return v instanceof String || v instanceof Long || v instanceof Double || v instanceof Boolean ? v : null;
+    }
+
+    /** Evaluates by CEL's interpreter; for tests, to hold {@link #evaluate}'s shortcut against it. */
+    Object interpret(Variables variables) throws EvaluationError {
         Object result;
         try {
             result = program.eval(resolver(variables));

@@ -90,6 +90,58 @@ class ExpressionTest {
     }
 
     @Test
+    void aFieldPathReadStraightFromTheValueGivesWhatTheInterpreterGives() throws Exception {
+        Map<String, Object> nested = new LinkedHashMap<>(order());
+        nested.put("address", new LinkedHashMap<>(Map.of("city", "Oslo", "zip", 150L, "geo", Map.of("lat", 59.9))));
+        nested.put("vip", true);
+        List<Object> values = List.of(nested, order(), List.of("a"), "text", 5L, NullValue.NULL_VALUE);
+        List<String> paths = List.of(
+                "value.user",
+                "value.amount",
+                "value.price",
+                "value.vip",
+                "value.note",
+                "value.tags",
+                "value.missing",
+                "value.address",
+                "value.address.city",
+                "value.address.zip",
+                "value.address.geo.lat",
+                "value.address.nowhere.lat",
+                "value.user.first");
+        int shortcuts = 0;
+        for (String path : paths) {
+            Expression expression = Expression.compile(path, ExpressionTypes.DYN);
+            assertTrue(expression.readsValuePath(), path);
+            for (Object value : values) {
+                Rec rec = new Rec(value, "k");
+                Object expected;
+                try {
+                    expected = expression.interpret(rec);
+                } catch (EvaluationError e) {
+                    String message = assertThrows(EvaluationError.class, () -> expression.evaluate(rec), path)
+                            .getMessage();
+                    assertEquals(e.getMessage(), message, path + " of " + value);
+                    continue;
+                }
+                assertEquals(expected, expression.evaluate(rec), path + " of " + value);
+                Object read = expression.readValuePath(value);
+                if (read != null) {
+                    assertEquals(expected, read, path + " of " + value);
+                    shortcuts++;
+                }
+            }
+        }
+        assertEquals(10, shortcuts, "plain results along present fields, read without the interpreter");
+        for (String other : List.of("has(value.user)", "value.user + ''", "key", "value['user']", "value")) {
+            assertFalse(Expression.compile(other, ExpressionTypes.DYN).readsValuePath(), other);
+        }
+        assertFalse(
+                Expression.compile("value", new ExpressionTypes(ExpressionTypes.Kind.STRING, ExpressionTypes.Kind.DYN))
+                        .readsValuePath());
+    }
+
+    @Test
     void integerFieldArithmeticGivesALong() throws Exception {
         assertEquals(2L, eval("value.amount % 7"));
     }
