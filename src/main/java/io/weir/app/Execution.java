@@ -468,9 +468,11 @@ final class Execution implements SourceLoop.Execution {
      * Runs {@code abort} on a thread of its own, waiting for it at most {@code wait}. With the broker
      * unreachable an abort blocks for the producer's {@code max.block.ms} (60 s) per transaction,
      * and the source loop, which stops executions, would block with it: no polling, no failover of
-     * other runs, minutes before this run restarts. An abort still running goes on alone: an open
-     * transaction it does not reach is aborted when its transactional id is initialised again, or
-     * by the broker after the transaction timeout.
+     * other runs, minutes before this run restarts. An abort still running after that goes on alone
+     * until the producers it uses are closed (for the producers of a normal stop: right after this
+     * returns; for fresh producers of a stuck worker's slots: when it is done): an open transaction
+     * it does not reach is aborted when its transactional id is initialised again, or by the broker
+     * after the transaction timeout.
      */
     private void runWithin(Duration wait, Runnable abort) {
         Thread aborting = new Thread(abort, "weir-abort");
@@ -562,13 +564,24 @@ final class Execution implements SourceLoop.Execution {
             sweep.cancel(); // the tasks may go to another execution, whose files it must not touch
         }
         if (coordinator != null) {
+            Future<?> commit = null;
             try {
-                Future<?> commit = coordinator.stop().get(30, TimeUnit.SECONDS);
+                commit = coordinator.stop().get(30, TimeUnit.SECONDS);
                 if (commit != null) {
                     // A commit takes milliseconds; one waiting for an unreachable broker would block
                     // for max.block.ms (60 s). Its outcome need not be known: a restore starts from
                     // the checkpoint the committed offsets name, whichever way it ended.
                     commit.get(COMMIT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                }
+            } catch (java.util.concurrent.TimeoutException e) {
+                LOG.warn(
+                        "stopping without waiting longer for {}: {}",
+                        commit == null
+                                ? "the checkpoint coordinator"
+                                : "the commit in flight (is the broker reachable?)",
+                        e.toString());
+                if (commit != null) {
+                    commit.cancel(false); // still queued behind another run's commit: never start it
                 }
             } catch (Exception e) {
                 LOG.debug("stopping the coordinator: {}", e.toString());

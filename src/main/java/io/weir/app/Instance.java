@@ -464,8 +464,13 @@ public final class Instance implements AutoCloseable {
             committed = offsetReader.committed(partitions, Duration.ofMinutes(1));
         } catch (RuntimeException e) {
             // The next restore asks with a new consumer.
-            offsetReader.close(Duration.ZERO);
-            offsetReader = null;
+            try {
+                offsetReader.close(Duration.ZERO);
+            } catch (RuntimeException closing) {
+                e.addSuppressed(closing);
+            } finally {
+                offsetReader = null;
+            }
             throw e;
         }
         committed.forEach((tp, om) -> {

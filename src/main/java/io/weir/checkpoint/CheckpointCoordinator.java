@@ -293,6 +293,12 @@ public final class CheckpointCoordinator {
         commitInFlight = null;
         pending.remove(p.id);
         p.timeout.cancel(false);
+        if (stopped) {
+            // The owner stopped meanwhile and may have closed its state: the checkpoint is in Kafka
+            // (a restore finds it there), but no listener hears of it from a stopped execution.
+            LOG.debug("checkpoint {} committed after the coordinator stopped", p.id);
+            return;
+        }
         long now = s.clock().getAsLong();
         lastCompletion = now;
         LOG.debug("checkpoint {} completed in {} ms ({} tasks)", p.id, now - p.started, tasks.size());

@@ -510,6 +510,9 @@ class CheckpointCoordinatorTest {
         committer.runAll();
         assertTrue(commit.isDone());
         assertEquals(List.of(1L), io.committedIds());
+        loop.runAll();
+        // The owner may have closed its state by now: a stopped coordinator tells nobody.
+        assertEquals(List.of(), listener.completedIds(), "a commit that ended after the stop was reported");
     }
 
     @Test
