@@ -179,7 +179,7 @@ final class JsonEncoder {
     private void name(String name) {
         int h = name.hashCode();
         int home = (h ^ (h >>> 7) ^ (h >>> 16)) & (NAMES - 1);
-        int free = home;
+        int free = -1;
         for (int probe = 0; probe < 4; probe++) {
             int slot = (home + probe) & (NAMES - 1);
             String key = nameKeys[slot];
@@ -190,15 +190,16 @@ final class JsonEncoder {
                 size += encoded.length;
                 return;
             }
-            if (key == null && free == home && nameKeys[home] != null) {
+            if (key == null && free < 0) {
                 free = slot;
             }
         }
         int start = size;
         string(name);
         put((byte) ':');
-        nameKeys[free] = name;
-        nameBytes[free] = Arrays.copyOfRange(buf, start, size);
+        int slot = free < 0 ? home : free;
+        nameKeys[slot] = name;
+        nameBytes[slot] = Arrays.copyOfRange(buf, start, size);
     }
 
     private void string(String s) {

@@ -240,6 +240,11 @@ final class WriteBackCache implements StateStore {
         return value;
     }
 
+    /** The cache's own copy of a caller's value ({@link #DELETED} as it is). */
+    private static byte[] owned(byte[] value) {
+        return value == DELETED ? DELETED : value.clone();
+    }
+
     /**
      * Writes {@code value} (the caller's array, copied; {@link #DELETED} removes) under {@code key}.
      * A value as long as the one cached goes into the cached array unless a snapshot holds that
@@ -251,7 +256,7 @@ final class WriteBackCache implements StateStore {
         inner.ensureOpen();
         Entry e = lookUp(key);
         if (e == null) {
-            byte[] copy = value == DELETED ? DELETED : value.clone();
+            byte[] copy = owned(value);
             e = new Entry(key.clone(), copy);
             entries.add(e);
             bytes += cost(key, copy);
@@ -262,7 +267,7 @@ final class WriteBackCache implements StateStore {
             if (value != DELETED && held != DELETED && !e.shared && held.length == value.length) {
                 System.arraycopy(value, 0, held, 0, value.length);
             } else {
-                byte[] copy = value == DELETED ? DELETED : value.clone();
+                byte[] copy = owned(value);
                 bytes += copy.length - held.length;
                 e.value = copy;
                 e.shared = false;
