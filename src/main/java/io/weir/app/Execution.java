@@ -59,6 +59,11 @@ final class Execution implements SourceLoop.Execution {
     private static final Duration ABORT_WAIT = Duration.ofSeconds(5);
     /** How long a stop waits for the commit in flight. */
     private static final Duration COMMIT_WAIT = Duration.ofSeconds(10);
+    /**
+     * How long a new execution waits for the abort of the slot its block's cleaner is on: one
+     * producer initialisation, which gives up after max.block.ms (60 s by default).
+     */
+    private static final Duration CLEANING_WAIT = Duration.ofSeconds(70);
 
     /** What an execution is built from; shared by all executions of an instance. */
     record Context(
@@ -192,7 +197,7 @@ final class Execution implements SourceLoop.Execution {
         // open, and until then its pending offsets would keep the committed offsets from resolving.
         if (s.exactlyOnce()) {
             producerSlots = ctx.producerSlots();
-            firstSlot = producerSlots.acquire();
+            firstSlot = producerSlots.acquire(CLEANING_WAIT);
         }
         producers = s.exactlyOnce()
                 ? new TransactionalProducers(
@@ -589,6 +594,12 @@ final class Execution implements SourceLoop.Execution {
         }
         workers.forEach(Worker::requestStop);
         boolean allStopped = awaitWorkers(WORKER_STOP_TIMEOUT);
+        if (!allStopped) {
+            LOG.warn(
+                    "a worker did not stop within {} ms (waiting for the broker in a send or flush?); its"
+                            + " transactions are aborted by fresh producers with the same ids",
+                    WORKER_STOP_TIMEOUT.toMillis());
+        }
         if (producers != null) {
             if (allStopped) {
                 runWithin(ABORT_WAIT, producers::abortOpen); // closing the producers ends it
@@ -605,12 +616,13 @@ final class Execution implements SourceLoop.Execution {
             } else {
                 // Its open transactions were not aborted: the partitions may go to another member,
                 // which would wait for them until the transaction timeout. Fence and abort them now;
-                // the slots stay taken until that is done, so that no new execution's producers
-                // (which would take the next free block meanwhile) meet these.
+                // a new execution of this instance takes the block over (ProducerSlots.acquire) and
+                // aborts the rest by initialising its own producers with these ids.
                 InstanceSettings s = context.settings();
+                ProducerSlots.Cleaning cleaning = producerSlots.cleaning(first);
                 runWithin(ABORT_WAIT, () -> {
                     try {
-                        for (int slot = first; slot < first + poolSize(s); slot++) {
+                        for (int slot = first; slot < first + poolSize(s) && !cleaning.takenOver(); slot++) {
                             try {
                                 TransactionalProducers.abortLeftover(
                                         context.clients(),
@@ -621,7 +633,7 @@ final class Execution implements SourceLoop.Execution {
                             }
                         }
                     } finally {
-                        producerSlots.release(first);
+                        cleaning.done();
                     }
                 });
             }

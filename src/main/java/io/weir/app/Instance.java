@@ -45,6 +45,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Instance implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Instance.class);
+    /** How long a close waits for open transactions still being aborted by a stopped run. */
+    private static final Duration CLEANING_WAIT_ON_CLOSE = Duration.ofSeconds(10);
 
     private final InstanceSettings settings;
     private final KafkaClients clients;
@@ -518,6 +520,20 @@ public final class Instance implements AutoCloseable {
             source.shutdown();
             try {
                 source.awaitTermination();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (producerSlots != null) {
+            // A stopped run whose workers hung aborts its transactions on a thread of its own; a
+            // new instance with the same id in this JVM would otherwise meet it (and be fenced).
+            try {
+                if (!producerSlots.awaitCleaned(CLEANING_WAIT_ON_CLOSE)) {
+                    LOG.warn(
+                            "closing while open transactions are still being aborted; the broker aborts"
+                                    + " them after {} ms",
+                            settings.transactionTimeout().toMillis());
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -1,6 +1,13 @@
 package io.weir.app;
 
+import java.time.Duration;
 import java.util.BitSet;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Which transactional-id slots the running executions of an instance hold. Executions run side by
@@ -9,24 +16,131 @@ import java.util.BitSet;
  * {@code (b + 1) × blockSize − 1}. The lowest free block is taken, so an instance running one
  * execution always uses slots 0 to blockSize − 1, and an execution started again after a failover
  * reuses — and, by initialising its producers, aborts — what the stopped one left.
+ *
+ * <p>A stopped execution whose workers hung (the broker unreachable) leaves its transactions open
+ * and cleans its block itself, on a thread of its own: {@link #cleaning}. Such a block counts as
+ * free for the next {@link #acquire}, which takes it over: the cleaner stops before its next slot,
+ * and the new owner waits for the slot it is on, so that the two never initialise the same
+ * transactional id at once (the later would fence the other). Taking a block being cleaned instead
+ * of the next one keeps an instance on its first block: a new block's producers would leave the
+ * old block's transactions open until the broker's transaction timeout, and read_committed readers
+ * and the group's committed offsets wait behind them.
  */
 final class ProducerSlots {
+    private static final Logger LOG = LoggerFactory.getLogger(ProducerSlots.class);
+
     private final int blockSize;
+    /** Blocks held by an execution or by a cleaner. */
     private final BitSet used = new BitSet();
+
+    private final Map<Integer, Cleaning> cleanings = new HashMap<>();
 
     ProducerSlots(int blockSize) {
         this.blockSize = blockSize;
     }
 
-    /** Takes the lowest free block; returns its first slot. */
-    synchronized int acquire() {
-        int block = used.nextClearBit(0);
-        used.set(block);
+    /** The cleaning of one block, by the execution that held it. */
+    final class Cleaning {
+        private final int block;
+        private final CountDownLatch done = new CountDownLatch(1);
+        private boolean takenOver;
+
+        private Cleaning(int block) {
+            this.block = block;
+        }
+
+        /** Whether a new execution took the block over: the cleaner must start no further slot. */
+        boolean takenOver() {
+            synchronized (ProducerSlots.this) {
+                return takenOver;
+            }
+        }
+
+        /** The cleaner is done (or gave up): the block is free unless it was taken over. */
+        void done() {
+            synchronized (ProducerSlots.this) {
+                cleanings.remove(block);
+                if (!takenOver) {
+                    used.clear(block);
+                }
+            }
+            done.countDown();
+        }
+    }
+
+    /**
+     * Takes the lowest block that is free or being cleaned; returns its first slot. A block being
+     * cleaned is taken over: this waits, at most {@code wait}, for its cleaner to finish the slot it
+     * is on. Interrupted, it returns the block at once with the interrupt status set.
+     */
+    int acquire(Duration wait) {
+        Cleaning over;
+        int block;
+        synchronized (this) {
+            block = used.nextClearBit(0);
+            over = null;
+            for (Cleaning c : cleanings.values()) {
+                if (c.block < block && !c.takenOver) {
+                    block = c.block;
+                    over = c;
+                }
+            }
+            if (over != null) {
+                over.takenOver = true;
+                cleanings.remove(block);
+            }
+            used.set(block);
+        }
+        if (over != null && !awaitDone(over, wait)) {
+            LOG.warn(
+                    "the transactions of slots {} to {} were still being aborted after {} ms; initialising"
+                            + " producers with these ids anyway",
+                    block * blockSize,
+                    (block + 1) * blockSize - 1,
+                    wait.toMillis());
+        }
         return block * blockSize;
     }
 
-    /** Gives back the block that starts at {@code firstSlot}. */
+    private static boolean awaitDone(Cleaning c, Duration wait) {
+        try {
+            return c.done.await(wait.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Gives back the block that starts at {@code firstSlot}: its transactions were aborted. */
     synchronized void release(int firstSlot) {
         used.clear(firstSlot / blockSize);
+    }
+
+    /**
+     * The block that starts at {@code firstSlot} stays taken while its open transactions are
+     * aborted; the cleaner calls {@link Cleaning#done} when it ends.
+     */
+    synchronized Cleaning cleaning(int firstSlot) {
+        Cleaning c = new Cleaning(firstSlot / blockSize);
+        cleanings.put(c.block, c);
+        return c;
+    }
+
+    /** Waits, at most {@code wait}, for the cleanings under way; whether none is left. */
+    boolean awaitCleaned(Duration wait) throws InterruptedException {
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (true) {
+            Cleaning next;
+            synchronized (this) {
+                if (cleanings.isEmpty()) {
+                    return true;
+                }
+                next = cleanings.values().iterator().next();
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || !next.done.await(left, TimeUnit.NANOSECONDS)) {
+                return false;
+            }
+        }
     }
 }

@@ -1,0 +1,85 @@
+package io.weir.app;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class ProducerSlotsTest {
+    private static final Duration WAIT = Duration.ofMinutes(1);
+
+    @Test
+    void executionsSideBySideTakeTheLowestFreeBlocks() {
+        ProducerSlots slots = new ProducerSlots(3);
+        assertEquals(0, slots.acquire(WAIT));
+        assertEquals(3, slots.acquire(WAIT));
+        assertEquals(6, slots.acquire(WAIT));
+        slots.release(3);
+        assertEquals(3, slots.acquire(WAIT), "a released block is taken again first");
+        assertEquals(9, slots.acquire(WAIT));
+    }
+
+    @Test
+    void aBlockBeingCleanedIsTakenOverOnlyOnceItsCleanerFinishedTheSlotItIsOn() throws Exception {
+        ProducerSlots slots = new ProducerSlots(3);
+        int first = slots.acquire(WAIT);
+        ProducerSlots.Cleaning cleaning = slots.cleaning(first);
+        assertFalse(cleaning.takenOver());
+
+        // The restarted execution must take the same block (its producers abort what is left open)
+        // and must not initialise these ids while the cleaner is on one of them.
+        CompletableFuture<Integer> taken = CompletableFuture.supplyAsync(() -> slots.acquire(WAIT));
+        await("the new execution took the block over")
+                .atMost(Duration.ofSeconds(30))
+                .until(cleaning::takenOver);
+        assertFalse(taken.isDone(), "the new execution went on while the cleaner was still on a slot");
+        cleaning.done();
+        assertEquals(first, taken.get(30, TimeUnit.SECONDS));
+        assertEquals(3, slots.acquire(WAIT), "the cleaner's end released a block taken over");
+    }
+
+    @Test
+    void aFreeBlockBelowTheOneBeingCleanedIsTakenAndTheCleanerGoesOn() throws Exception {
+        ProducerSlots slots = new ProducerSlots(2);
+        assertEquals(0, slots.acquire(WAIT));
+        int second = slots.acquire(WAIT);
+        ProducerSlots.Cleaning cleaning = slots.cleaning(second);
+        slots.release(0);
+
+        assertEquals(0, slots.acquire(WAIT));
+        assertFalse(cleaning.takenOver());
+        cleaning.done();
+        assertEquals(second, slots.acquire(WAIT), "a block cleaned and not taken over is free");
+        assertEquals(4, slots.acquire(WAIT));
+    }
+
+    @Test
+    void aCleanedBlockIsFreeAgainAndACloseWaitsForTheCleaningsUnderWay() throws Exception {
+        ProducerSlots slots = new ProducerSlots(2);
+        ProducerSlots.Cleaning cleaning = slots.cleaning(slots.acquire(WAIT));
+        assertFalse(slots.awaitCleaned(Duration.ofMillis(50)), "a cleaning under way was not waited for");
+        CompletableFuture.runAsync(cleaning::done);
+        assertTrue(slots.awaitCleaned(WAIT));
+        assertEquals(0, slots.acquire(WAIT));
+    }
+
+    @Test
+    void anAcquireInterruptedWhileWaitingStillHoldsTheBlock() throws Exception {
+        ProducerSlots slots = new ProducerSlots(2);
+        ProducerSlots.Cleaning cleaning = slots.cleaning(slots.acquire(WAIT));
+        Thread.currentThread().interrupt();
+        try {
+            assertEquals(0, slots.acquire(WAIT));
+            assertTrue(Thread.currentThread().isInterrupted(), "the interrupt status is kept");
+        } finally {
+            Thread.interrupted();
+        }
+        cleaning.done();
+        assertEquals(2, slots.acquire(WAIT), "the interrupted acquire's block stays taken until released");
+    }
+}
