@@ -98,6 +98,11 @@ public final class Accumulators implements Serde<Object[]> {
     }
 
     @Override
+    public boolean copiesOut() {
+        return true; // numbers and text are read out; a JSON cell is decoded from a copy
+    }
+
+    @Override
     public Object[] deserialize(byte[] bytes) {
         Object[] row = new Object[length];
         int at = 0;

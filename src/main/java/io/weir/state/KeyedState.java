@@ -88,8 +88,7 @@ public final class KeyedState {
 
             @Override
             public T value() {
-                byte[] v = store.get(storeKey());
-                return v == null ? null : serde.deserialize(v);
+                return store.read(storeKey(), serde);
             }
 
             @Override
@@ -114,8 +113,7 @@ public final class KeyedState {
         return new MapState<>() {
             @Override
             public V get(K key) {
-                byte[] v = store.get(concat(prefix(ns), keys.serialize(key)));
-                return v == null ? null : values.deserialize(v);
+                return store.read(concat(prefix(ns), keys.serialize(key)), values);
             }
 
             @Override

@@ -88,13 +88,28 @@ public final class MemoryStateStore implements StateStore {
 
     @Override
     public byte[] get(byte[] key) {
+        byte[] v = held(key);
+        // A copy: the array may sit in a frozen layer an in-flight snapshot is serialising.
+        return v == null ? null : v.clone();
+    }
+
+    @Override
+    public <T> T read(byte[] key, Serde<T> serde) {
+        if (!serde.copiesOut()) {
+            return StateStore.super.read(key, serde);
+        }
+        byte[] v = held(key); // never written in place: a serde that copies out may read it
+        return v == null ? null : serde.deserialize(v);
+    }
+
+    /** The array held for {@code key}, or null. */
+    private byte[] held(byte[] key) {
         Bytes k = new Bytes(key);
         byte[] v = active.get(k);
         for (int i = frozen.size() - 1; v == null && i >= 0; i--) {
             v = frozen.get(i).get(k);
         }
-        // A copy: the array may sit in a frozen layer an in-flight snapshot is serialising.
-        return v == TOMBSTONE || v == null ? null : v.clone();
+        return v == TOMBSTONE ? null : v;
     }
 
     @Override

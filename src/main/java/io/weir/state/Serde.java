@@ -8,6 +8,14 @@ public interface Serde<T> {
 
     T deserialize(byte[] bytes);
 
+    /**
+     * Whether {@link #deserialize} keeps nothing of the array it is given (it copies out what it
+     * needs): then a store may hand it the array it holds instead of a copy ({@link StateStore#read}).
+     */
+    default boolean copiesOut() {
+        return false;
+    }
+
     Serde<String> STRING = new Serde<>() {
         @Override
         public byte[] serialize(String value) {
@@ -17,6 +25,11 @@ public interface Serde<T> {
         @Override
         public String deserialize(byte[] bytes) {
             return new String(bytes, StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public boolean copiesOut() {
+            return true;
         }
     };
 
@@ -39,6 +52,11 @@ public interface Serde<T> {
                 v = (v << 8) | (b & 0xFF);
             }
             return v;
+        }
+
+        @Override
+        public boolean copiesOut() {
+            return true;
         }
     };
 }

@@ -11,7 +11,17 @@ import java.util.Map;
  * (the coordinator's thread), which implementations make safe against the task thread.
  */
 public interface StateStore extends AutoCloseable {
+    /** The value of {@code key} (null: none), as an array the caller owns. */
     byte[] get(byte[] key);
+
+    /**
+     * The value of {@code key} (null: none) deserialised by {@code serde}. A store that keeps values
+     * as arrays hands a serde that {@link Serde#copiesOut copies out} its own array instead of a copy.
+     */
+    default <T> T read(byte[] key, Serde<T> serde) {
+        byte[] v = get(key);
+        return v == null ? null : serde.deserialize(v);
+    }
 
     void put(byte[] key, byte[] value);
 

@@ -198,6 +198,21 @@ final class WriteBackCache implements StateStore {
         return e.value == DELETED ? null : e.value.clone();
     }
 
+    @Override
+    public <T> T read(byte[] key, Serde<T> serde) {
+        if (!serde.copiesOut()) {
+            return StateStore.super.read(key, serde);
+        }
+        inner.ensureOpen();
+        Entry e = lookUp(key);
+        if (e == null) {
+            byte[] v = get(key); // caches it; the array returned is a copy of its own
+            return v == null ? null : serde.deserialize(v);
+        }
+        e.referenced = true;
+        return e.value == DELETED ? null : serde.deserialize(e.value);
+    }
+
     /**
      * The cached entry of {@code key}, or null. The entry looked up last is tried first: a value
      * state reads its key and writes it right after, and one compare costs less than hashing the

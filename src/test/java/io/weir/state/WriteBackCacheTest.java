@@ -3,6 +3,7 @@ package io.weir.state;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -269,6 +270,47 @@ class WriteBackCacheTest {
             assertTrue(
                     handle.files().stream().noneMatch(f -> f.name().endsWith(RocksDbStateStore.CACHED_WRITES)),
                     handle.toString());
+        }
+    }
+
+    /** A serde that keeps the array it is given (as Lookup's and Join's do) or copies out. */
+    private static Serde<byte[]> keeping(boolean copiesOut) {
+        return new Serde<>() {
+            @Override
+            public byte[] serialize(byte[] value) {
+                return value;
+            }
+
+            @Override
+            public byte[] deserialize(byte[] bytes) {
+                return bytes;
+            }
+
+            @Override
+            public boolean copiesOut() {
+                return copiesOut;
+            }
+        };
+    }
+
+    @Test
+    void aReadHandsTheCachedArrayOnlyToASerdeThatCopiesOut() throws Exception {
+        try (RocksDbBackend backend = new RocksDbBackend(dir, new RocksDbSettings(8 << 20, 4 << 20))) {
+            RocksDbStateStore rocks = rocksOf(backend);
+            rocks.put(b("stored"), b("s1"));
+            WriteBackCache cache = new WriteBackCache(rocks, () -> 1 << 20);
+            cache.putPoint(b("cached"), b("c1"));
+            for (String key : new String[] {"cached", "stored"}) {
+                byte[] kept = cache.read(b(key), keeping(false));
+                kept[1] = '9'; // the caller's own copy: the state must not change
+                assertArrayEquals(b(key.charAt(0) + "1"), cache.get(b(key)), key);
+                assertArrayEquals(b(key.charAt(0) + "1"), cache.read(b(key), keeping(true)), key);
+            }
+            byte[] first = cache.read(b("cached"), keeping(true));
+            assertSame(first, cache.read(b("cached"), keeping(true)), "a serde that copies out reads the cached array");
+            assertNull(cache.read(b("none"), keeping(true)));
+            cache.deletePoint(b("cached"));
+            assertNull(cache.read(b("cached"), keeping(true)));
         }
     }
 }
