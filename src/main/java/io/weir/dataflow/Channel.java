@@ -2,8 +2,9 @@ package io.weir.dataflow;
 
 import io.weir.element.Element;
 import io.weir.element.Record;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One input partition of a task: a bounded queue of elements from the source loop to the task.
@@ -14,15 +15,50 @@ import java.util.concurrent.atomic.AtomicInteger;
  * exactly the "barriers never overtake records" rule.
  */
 public final class Channel {
+    /** Elements per chunk of the queue; the slot after them links the next chunk. */
+    private static final int CHUNK = 512;
+
+    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(Object[].class);
+    private static final VarHandle RECORDS_PUT;
+    private static final VarHandle RECORDS_TAKEN;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            RECORDS_PUT = l.findVarHandle(Channel.class, "recordsPut", long.class);
+            RECORDS_TAKEN = l.findVarHandle(Channel.class, "recordsTaken", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final int index;
     private final String name;
     private final int capacity;
     private volatile boolean behind;
-    private final ConcurrentLinkedQueue<Element> queue = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger records = new AtomicInteger();
+
+    // The queue: chunks of slots, the writer filling one while the reader empties an earlier one. A
+    // slot is published with a release store and read with an acquire load (null: nothing yet), so
+    // neither side ever waits for or writes to what the other side writes: no node per element and
+    // no compare-and-set, as in a general concurrent queue.
+    /** Writer side. */
+    private Object[] writeChunk = new Object[CHUNK + 1];
+
+    private int writeAt;
+    /** Reader side. */
+    private Object[] readChunk = writeChunk;
+
+    private int readAt;
+
+    /** Records put, by the writer (release stores); records taken, by the reader (volatile stores). */
+    @SuppressWarnings("unused") // through RECORDS_PUT
+    private long recordsPut;
+
+    @SuppressWarnings("unused") // through RECORDS_TAKEN
+    private long recordsTaken;
+
     /** Set by the writer when it holds records back; cleared by the reader when it wakes the writer. */
-    private final java.util.concurrent.atomic.AtomicBoolean writerWaiting =
-            new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean writerWaiting = new AtomicBoolean();
 
     private volatile Runnable wakeWriter = () -> {};
 
@@ -45,32 +81,57 @@ public final class Channel {
         return name;
     }
 
-    /** How many more records fit; the source loop pauses the partition at zero. */
+    /** Writer side: how many more records fit; the source loop pauses the partition at zero. */
     public int remainingCapacity() {
-        return Math.max(0, capacity - records.get());
+        long inside = (long) RECORDS_PUT.get(this) - (long) RECORDS_TAKEN.getVolatile(this);
+        return (int) Math.max(0, capacity - inside);
     }
 
     /** Writer side: appends an element; records beyond the capacity are still accepted. */
     public void put(Element element) {
-        if (element instanceof Record) {
-            records.incrementAndGet();
+        if (writeAt == CHUNK) {
+            Object[] next = new Object[CHUNK + 1];
+            SLOT.setRelease(writeChunk, CHUNK, next);
+            writeChunk = next;
+            writeAt = 0;
         }
-        queue.add(element);
+        if (element instanceof Record) {
+            RECORDS_PUT.setRelease(this, (long) RECORDS_PUT.get(this) + 1);
+        }
+        SLOT.setRelease(writeChunk, writeAt++, element);
     }
 
     /** Reader side: the head without removing it, or null. */
     public Element peek() {
-        return queue.peek();
+        if (readAt == CHUNK) {
+            Object[] next = (Object[]) SLOT.getAcquire(readChunk, CHUNK);
+            if (next == null) {
+                return null;
+            }
+            readChunk = next;
+            readAt = 0;
+        }
+        return (Element) SLOT.getAcquire(readChunk, readAt);
     }
 
     /** Reader side: removes and returns the head, or null. */
     public Element poll() {
-        Element e = queue.poll();
-        if (e instanceof Record
-                && records.decrementAndGet() <= capacity / 2
-                && writerWaiting.get()
-                && writerWaiting.compareAndSet(true, false)) {
-            wakeWriter.run();
+        Element e = peek();
+        if (e == null) {
+            return null;
+        }
+        readChunk[readAt++] = null; // the writer never looks back at a slot it filled
+        if (e instanceof Record) {
+            long taken = (long) RECORDS_TAKEN.get(this) + 1;
+            // A volatile store, then the load of writerWaiting: with the writer's store of
+            // writerWaiting and its load of recordsTaken (wakeWhenDrained), one of the two sees
+            // the other, so no wake-up is lost.
+            RECORDS_TAKEN.setVolatile(this, taken);
+            if (writerWaiting.get()
+                    && (long) RECORDS_PUT.getAcquire(this) - taken <= capacity / 2
+                    && writerWaiting.compareAndSet(true, false)) {
+                wakeWriter.run();
+            }
         }
         return e;
     }
@@ -82,7 +143,7 @@ public final class Channel {
     public boolean wakeWhenDrained(Runnable wake) {
         wakeWriter = wake;
         writerWaiting.set(true);
-        if (records.get() <= capacity / 2) {
+        if ((long) RECORDS_PUT.get(this) - (long) RECORDS_TAKEN.getVolatile(this) <= capacity / 2) {
             writerWaiting.set(false);
             return false;
         }
@@ -108,8 +169,9 @@ public final class Channel {
         return behind;
     }
 
+    /** Reader side: whether nothing is queued. */
     public boolean isEmpty() {
-        return queue.isEmpty();
+        return peek() == null;
     }
 
     @Override
