@@ -14,7 +14,8 @@ import java.util.function.Consumer;
  * broker aborts it (and fences the producer). So a checkpoint is skipped only when its epoch was
  * not written to either.
  *
- * <p>Threading: sends from worker threads, queries from the source loop.
+ * <p>Threading: sends from worker threads, queries from the source loop. Each caller of
+ * {@link #output} (a task) uses what it returns on its own thread only.
  */
 public final class WrittenEpochs implements EpochOutputs {
     private final EpochOutputs outputs;
@@ -38,6 +39,16 @@ public final class WrittenEpochs implements EpochOutputs {
     public EpochOutput output(long epoch) {
         EpochOutput out = outputs.output(epoch);
         return new EpochOutput() {
+            /** Whether this epoch is known to be written: a caller (one task) marks it once. */
+            private boolean marked;
+
+            private void mark() {
+                if (!marked) {
+                    marked = true;
+                    written.add(epoch);
+                }
+            }
+
             @Override
             public long epoch() {
                 return out.epoch();
@@ -51,7 +62,7 @@ public final class WrittenEpochs implements EpochOutputs {
                     long timestamp,
                     List<Header> headers,
                     Consumer<Exception> onFailure) {
-                written.add(epoch);
+                mark();
                 out.send(topic, key, value, timestamp, headers, onFailure);
             }
 
@@ -64,7 +75,7 @@ public final class WrittenEpochs implements EpochOutputs {
                     long timestamp,
                     List<Header> headers,
                     Consumer<Exception> onFailure) {
-                written.add(epoch);
+                mark();
                 out.send(topic, partition, key, value, timestamp, headers, onFailure);
             }
 
