@@ -3,7 +3,9 @@ package io.weir.app;
 import java.time.Duration;
 import java.util.BitSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -20,8 +22,10 @@ import org.slf4j.LoggerFactory;
  * <p>A stopped execution whose workers hung (the broker unreachable) leaves its transactions open
  * and cleans its block itself, on a thread of its own: {@link #cleaning}. Such a block counts as
  * free for the next {@link #acquire}, which takes it over: the cleaner stops before its next slot,
- * and the new owner waits for the slot it is on, so that the two never initialise the same
- * transactional id at once (the later would fence the other). Taking a block being cleaned instead
+ * and the new owner waits (bounded) for the slot it is on, so that the two do not initialise the
+ * same transactional id at once (the later would fence the other: one more failover, never a wrong
+ * commit). A cleaner still running when its block is given back keeps the block until it ends, and
+ * {@link #awaitCleaned} waits for every cleaner, taken over or not. Taking a block being cleaned instead
  * of the next one keeps an instance on its first block: a new block's producers would leave the
  * old block's transactions open until the broker's transaction timeout, and read_committed readers
  * and the group's committed offsets wait behind them.
@@ -33,7 +37,11 @@ final class ProducerSlots {
     /** Blocks held by an execution or by a cleaner. */
     private final BitSet used = new BitSet();
 
+    /** The cleanings not taken over yet, by block: what {@link #acquire} may take over. */
     private final Map<Integer, Cleaning> cleanings = new HashMap<>();
+
+    /** Every cleaning still running, taken over or not: what {@link #awaitCleaned} waits for. */
+    private final Set<Cleaning> running = new HashSet<>();
 
     ProducerSlots(int blockSize) {
         this.blockSize = blockSize;
@@ -44,6 +52,8 @@ final class ProducerSlots {
         private final int block;
         private final CountDownLatch done = new CountDownLatch(1);
         private boolean takenOver;
+        /** The execution that took the block over released it while this cleaner still ran. */
+        private boolean releaseWhenDone;
 
         private Cleaning(int block) {
             this.block = block;
@@ -56,11 +66,15 @@ final class ProducerSlots {
             }
         }
 
-        /** The cleaner is done (or gave up): the block is free unless it was taken over. */
+        /**
+         * The cleaner is done (or gave up): the block is free unless it was taken over (and is still
+         * held by the execution that took it).
+         */
         void done() {
             synchronized (ProducerSlots.this) {
-                cleanings.remove(block);
-                if (!takenOver) {
+                cleanings.remove(block, this);
+                running.remove(this);
+                if (!takenOver || releaseWhenDone) {
                     used.clear(block);
                 }
             }
@@ -111,9 +125,19 @@ final class ProducerSlots {
         }
     }
 
-    /** Gives back the block that starts at {@code firstSlot}: its transactions were aborted. */
+    /**
+     * Gives back the block that starts at {@code firstSlot}: its transactions were aborted. A
+     * cleaner the execution took the block over from and stopped waiting for keeps it until done.
+     */
     synchronized void release(int firstSlot) {
-        used.clear(firstSlot / blockSize);
+        int block = firstSlot / blockSize;
+        for (Cleaning c : running) {
+            if (c.block == block && c.takenOver) {
+                c.releaseWhenDone = true;
+                return;
+            }
+        }
+        used.clear(block);
     }
 
     /**
@@ -123,6 +147,7 @@ final class ProducerSlots {
     synchronized Cleaning cleaning(int firstSlot) {
         Cleaning c = new Cleaning(firstSlot / blockSize);
         cleanings.put(c.block, c);
+        running.add(c);
         return c;
     }
 
@@ -132,10 +157,10 @@ final class ProducerSlots {
         while (true) {
             Cleaning next;
             synchronized (this) {
-                if (cleanings.isEmpty()) {
+                if (running.isEmpty()) {
                     return true;
                 }
-                next = cleanings.values().iterator().next();
+                next = running.iterator().next();
             }
             long left = deadline - System.nanoTime();
             if (left <= 0 || !next.done.await(left, TimeUnit.NANOSECONDS)) {

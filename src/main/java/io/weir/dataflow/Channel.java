@@ -83,7 +83,7 @@ public final class Channel {
 
     /** Writer side: how many more records fit; the source loop pauses the partition at zero. */
     public int remainingCapacity() {
-        long inside = (long) RECORDS_PUT.get(this) - (long) RECORDS_TAKEN.getVolatile(this);
+        long inside = (long) RECORDS_PUT.getOpaque(this) - (long) RECORDS_TAKEN.getVolatile(this);
         return (int) Math.max(0, capacity - inside);
     }
 

@@ -85,8 +85,11 @@ public final class TransactionalProducers implements EpochProducers {
 
     /** Aborts whatever a transactional id left open, by initialising a producer under it. */
     public static void abortLeftover(KafkaClients clients, String transactionalId, long transactionTimeoutMs) {
-        try (KafkaProducer<byte[], byte[]> p = clients.transactionalProducer(transactionalId, transactionTimeoutMs)) {
+        KafkaProducer<byte[], byte[]> p = clients.transactionalProducer(transactionalId, transactionTimeoutMs);
+        try {
             p.initTransactions();
+        } finally {
+            p.close(Duration.ofSeconds(1)); // it sent nothing: no wait on an unreachable broker
         }
     }
 

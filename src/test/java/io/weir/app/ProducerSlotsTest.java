@@ -40,7 +40,7 @@ class ProducerSlotsTest {
         assertFalse(taken.isDone(), "the new execution went on while the cleaner was still on a slot");
         cleaning.done();
         assertEquals(first, taken.get(30, TimeUnit.SECONDS));
-        assertEquals(3, slots.acquire(WAIT), "the cleaner's end released a block taken over");
+        assertEquals(3, slots.acquire(WAIT), "the cleaner's end left the block taken over with its new owner");
     }
 
     @Test
@@ -81,5 +81,33 @@ class ProducerSlotsTest {
         }
         cleaning.done();
         assertEquals(2, slots.acquire(WAIT), "the interrupted acquire's block stays taken until released");
+    }
+
+    @Test
+    void aCleanerOutlivingTheTakeoverKeepsItsBlockAndTheNextCleaningOfIt() throws Exception {
+        ProducerSlots slots = new ProducerSlots(2);
+        ProducerSlots.Cleaning first = slots.cleaning(slots.acquire(WAIT));
+        // The new owner stops waiting for the first cleaner, then hangs in turn.
+        assertEquals(0, slots.acquire(Duration.ofMillis(10)));
+        ProducerSlots.Cleaning second = slots.cleaning(0);
+        first.done();
+        assertFalse(slots.awaitCleaned(Duration.ofMillis(10)), "the second cleaning was forgotten");
+        CompletableFuture<Integer> taken = CompletableFuture.supplyAsync(() -> slots.acquire(WAIT));
+        await("the second cleaning was taken over")
+                .atMost(Duration.ofSeconds(30))
+                .until(second::takenOver);
+        second.done();
+        assertEquals(0, taken.get(30, TimeUnit.SECONDS));
+
+        // An owner that gives the block back while the cleaner it took it from still runs: the
+        // block stays the cleaner's until it ends.
+        ProducerSlots.Cleaning third = slots.cleaning(0);
+        assertEquals(0, slots.acquire(Duration.ofMillis(10)));
+        slots.release(0);
+        assertEquals(2, slots.acquire(WAIT), "a block given back while its old cleaner runs was taken");
+        assertFalse(slots.awaitCleaned(Duration.ofMillis(10)), "a cleaner taken over was not waited for");
+        third.done();
+        assertTrue(slots.awaitCleaned(WAIT));
+        assertEquals(0, slots.acquire(WAIT));
     }
 }

@@ -61,7 +61,7 @@ class ChannelTest {
     @Test
     void aWriterAndAReaderOnTheirOwnThreadsPassEveryElementInOrderAndNoWakeUpIsLost() throws Exception {
         int count = 300_000;
-        Channel channel = new Channel(0, "in-0", 64);
+        Channel channel = new Channel(0, "in-0", 1); // the writer waits at every record
         java.util.concurrent.Semaphore woken = new java.util.concurrent.Semaphore(0);
         Thread writer = new Thread(() -> {
             for (int i = 0; i < count; i++) {
@@ -94,12 +94,12 @@ class ChannelTest {
         reader.setDaemon(true);
         writer.start();
         reader.start();
-        long[] seen = read.get(2, java.util.concurrent.TimeUnit.MINUTES);
+        long[] seen = read.get(1, java.util.concurrent.TimeUnit.MINUTES);
         assertEquals(count, seen[0]);
         assertEquals(0, seen[1], "elements out of order");
         writer.join(java.time.Duration.ofMinutes(1).toMillis());
         assertTrue(channel.isEmpty());
-        assertEquals(64, channel.remainingCapacity());
+        assertEquals(1, channel.remainingCapacity());
     }
 
     @Test
