@@ -133,11 +133,20 @@ final class Execution implements SourceLoop.Execution {
         return s.checkpoint().maxConcurrent() + 1;
     }
 
-    static Execution start(Context ctx, Set<InputPartition> assigned, CommittedCheckpoints committedCheckpoints)
+    /**
+     * Builds and starts the execution of {@code assigned}. {@code ended} turns true when the run it
+     * is for was ended meanwhile: the build then gives up at its next step (a CancellationException)
+     * and stops what it made, so that the restore thread goes on to the run that replaced it.
+     */
+    static Execution start(
+            Context ctx,
+            Set<InputPartition> assigned,
+            CommittedCheckpoints committedCheckpoints,
+            java.util.function.BooleanSupplier ended)
             throws Exception {
         Execution e = new Execution();
         try {
-            e.build(ctx, assigned, committedCheckpoints);
+            e.build(ctx, assigned, committedCheckpoints, ended);
             return e;
         } catch (Exception | Error failure) {
             e.stop();
@@ -145,7 +154,11 @@ final class Execution implements SourceLoop.Execution {
         }
     }
 
-    private void build(Context ctx, Set<InputPartition> assigned, CommittedCheckpoints committedCheckpoints)
+    private void build(
+            Context ctx,
+            Set<InputPartition> assigned,
+            CommittedCheckpoints committedCheckpoints,
+            java.util.function.BooleanSupplier ended)
             throws Exception {
         InstanceSettings s = ctx.settings();
         context = ctx;
@@ -213,9 +226,11 @@ final class Execution implements SourceLoop.Execution {
                         s.checkpointTopic(),
                         ctx.source()::commitOffsets);
         long producersTook = ctx.clock().getAsLong() - began;
+        giveUpIf(ended);
         Map<String, List<TaskCheckpoint>> history =
                 readCheckpoints(ctx, reader, taskInputs, committedCheckpoints.read(), firstRead);
         long checkpointsRead = ctx.clock().getAsLong() - began;
+        giveUpIf(ended);
         Map<String, TaskCheckpoint> restored = new HashMap<>();
         history.forEach((task, h) -> restored.put(task, h.get(h.size() - 1)));
         long lastCompleted = restored.values().stream()
@@ -253,6 +268,7 @@ final class Execution implements SourceLoop.Execution {
 
         List<Task> tasks = new ArrayList<>();
         for (Map.Entry<String, List<InputPartition>> t : taskInputs.entrySet()) {
+            giveUpIf(ended);
             TaskCheckpoint checkpoint = restored.get(t.getKey());
             StateStore store = ctx.backend()
                     .open(
@@ -328,6 +344,12 @@ final class Execution implements SourceLoop.Execution {
         taskInputs.keySet().forEach(task -> referenced.put(task, retention.referenced(task)));
         sweep = new OrphanSweep(ctx.snapshots(), referenced, generation);
         ctx.housekeeping().execute(sweep);
+    }
+
+    private static void giveUpIf(java.util.function.BooleanSupplier ended) {
+        if (ended.getAsBoolean()) {
+            throw new java.util.concurrent.CancellationException("the run was ended while it restored");
+        }
     }
 
     /**

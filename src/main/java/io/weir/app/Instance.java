@@ -304,8 +304,10 @@ public final class Instance implements AutoCloseable {
                 settings.inputTopics(),
                 new SourceLoop.Lifecycle() {
                     @Override
-                    public SourceLoop.Execution start(java.util.Set<InputPartition> assigned) throws Exception {
-                        return startExecution(assigned, () -> committedCheckpoints(assigned));
+                    public SourceLoop.Execution start(
+                            java.util.Set<InputPartition> assigned, java.util.function.BooleanSupplier ended)
+                            throws Exception {
+                        return startExecution(assigned, ended, () -> committedCheckpoints(assigned));
                     }
 
                     @Override
@@ -407,7 +409,9 @@ public final class Instance implements AutoCloseable {
     }
 
     private SourceLoop.Execution startExecution(
-            java.util.Set<InputPartition> assigned, Execution.CommittedCheckpoints committedCheckpoints)
+            java.util.Set<InputPartition> assigned,
+            java.util.function.BooleanSupplier ended,
+            Execution.CommittedCheckpoints committedCheckpoints)
             throws Exception {
         java.util.Set<String> names = new java.util.TreeSet<>();
         for (InputPartition ip : assigned) {
@@ -444,7 +448,8 @@ public final class Instance implements AutoCloseable {
                         seams.startGate().apply(() -> countsChecked.await()),
                         checkpoints),
                 assigned,
-                committedCheckpoints);
+                committedCheckpoints,
+                ended);
         stats.notRunning = null;
         events.restored(tasks, clock.getAsLong() - started, execution.restoreSizes());
         return execution;

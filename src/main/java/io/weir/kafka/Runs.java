@@ -267,7 +267,7 @@ final class Runs implements ConsumerRebalanceListener {
             SourceLoop.Execution built = null;
             Throwable failure = null;
             try {
-                built = lifecycle.start(inputs);
+                built = lifecycle.start(inputs, run::cancelled);
             } catch (Throwable t) {
                 failure = t;
             }

@@ -45,9 +45,11 @@ public final class SourceLoop implements Runnable {
     public interface Lifecycle {
         /**
          * Restores the tasks of {@code partitions} and starts them. Runs on the restore thread,
-         * never on the source loop's, so it must not touch the source consumer.
+         * never on the source loop's, so it must not touch the source consumer. {@code ended} turns
+         * true when the run was ended meanwhile (a rebalance took some of its partitions): nothing of
+         * the restore will be used, so it may give up early by throwing.
          */
-        Execution start(Set<InputPartition> partitions) throws Exception;
+        Execution start(Set<InputPartition> partitions, java.util.function.BooleanSupplier ended) throws Exception;
 
         /** The loop stopped an execution after {@code cause} and will start it again after a delay. */
         default void failedOver(Throwable cause) {}

@@ -18,7 +18,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.KafkaException;
@@ -62,6 +64,11 @@ class RunsTest {
     private final Map<InputPartition, Long> positions = new HashMap<>();
     private long now = 1_000_000;
     private RuntimeException restoreFailure;
+    /** Runs inside the next restore, as the loop's thread would meanwhile. */
+    private Runnable duringRestore;
+    /** The restores that saw their run ended and gave up. */
+    private final List<Set<InputPartition>> gaveUp = new ArrayList<>();
+
     private CompletableFuture<Void> drainOutcome = CompletableFuture.completedFuture(null);
     private Runs runs;
 
@@ -123,9 +130,18 @@ class RunsTest {
                 new Lag(consumer, feeds, () -> now),
                 new SourceLoop.Lifecycle() {
                     @Override
-                    public SourceLoop.Execution start(Set<InputPartition> partitions) {
+                    public SourceLoop.Execution start(Set<InputPartition> partitions, BooleanSupplier ended) {
                         if (restoreFailure != null) {
                             throw restoreFailure;
+                        }
+                        Runnable during = duringRestore;
+                        duringRestore = null;
+                        if (during != null) {
+                            during.run();
+                            if (ended.getAsBoolean()) {
+                                gaveUp.add(partitions);
+                                throw new CancellationException("the run was ended while it restored");
+                            }
                         }
                         Fake e = new Fake(partitions);
                         started.add(e);
@@ -347,6 +363,21 @@ class RunsTest {
         assertTrue(last().running);
         assertNull(feeds.nextOffset(P0));
         assertEquals(Set.of(P1), consumer.assignment());
+        assertTrue(runs.ready());
+    }
+
+    @Test
+    void aRestoreLearnsThatItsRunWasEndedAndItsGivingUpIsNoFailure() {
+        // The group takes P0 away while the run of P0 and P1 restores: the restore sees its run
+        // ended, gives up, and the restore thread goes on to the run of the kept partition.
+        duringRestore = () -> consumer.rebalance(List.of(P1));
+        consumer.rebalance(List.of(P0, P1));
+        loopTurn();
+        assertEquals(List.of(Set.of(ip(P0), ip(P1))), gaveUp);
+        assertEquals(Set.of(ip(P1)), last().partitions);
+        assertEquals(1, started.size(), "the run that gave up handed nothing back");
+        assertTrue(last().running);
+        assertTrue(failedOver.isEmpty(), "a restore that gave up was taken for a failure: " + failedOver);
         assertTrue(runs.ready());
     }
 

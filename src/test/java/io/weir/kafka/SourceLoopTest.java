@@ -27,6 +27,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.MockConsumer;
 import org.apache.kafka.common.TopicPartition;
@@ -137,7 +138,8 @@ class SourceLoopTest {
                 List.of(TOPIC),
                 new SourceLoop.Lifecycle() {
                     @Override
-                    public SourceLoop.Execution start(Set<InputPartition> partitions) throws Exception {
+                    public SourceLoop.Execution start(Set<InputPartition> partitions, BooleanSupplier ended)
+                            throws Exception {
                         restoreThread.set(Thread.currentThread());
                         CountDownLatch gate = gates.get(partitions);
                         if (gate != null) {
