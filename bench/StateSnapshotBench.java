@@ -40,18 +40,6 @@ import java.util.stream.Stream;
  * still to come, or {@code lead}'s), so both pauses are measured in the same run.
  */
 public final class StateSnapshotBench {
-    private static final Serde<byte[]> RAW = new Serde<>() {
-        @Override
-        public byte[] serialize(byte[] value) {
-            return value;
-        }
-
-        @Override
-        public byte[] deserialize(byte[] bytes) {
-            return bytes;
-        }
-    };
-
     public static void main(String[] args) throws Exception {
         long keys = Long.parseLong(arg(args, "keys", "10000000"));
         int rounds = Integer.parseInt(arg(args, "rounds", "20"));
@@ -81,7 +69,7 @@ public final class StateSnapshotBench {
                     RocksDbBackend backend = new RocksDbBackend(dir.resolve("state"), rocks)) {
                 StateStore store = backend.open(task, "g1", null, snapshots);
                 KeyedState state = new KeyedState(store);
-                ValueState<byte[]> value = state.valueState("aggregate", RAW);
+                ValueState<byte[]> value = state.valueState("aggregate", Serde.BYTES);
                 Random random = new Random(1);
 
                 long t0 = System.nanoTime();
@@ -202,7 +190,7 @@ public final class StateSnapshotBench {
 
     private static void check(StateStore s, long keys) {
         KeyedState state = new KeyedState(s);
-        ValueState<byte[]> value = state.valueState("aggregate", RAW);
+        ValueState<byte[]> value = state.valueState("aggregate", Serde.BYTES);
         Random r = new Random(9);
         for (int i = 0; i < 1000; i++) {
             state.setCurrentKey(key(Math.floorMod(r.nextLong(), keys)));

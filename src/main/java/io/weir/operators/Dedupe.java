@@ -18,18 +18,6 @@ import java.util.Map;
  * forgotten, so state stays bounded by the ids of one {@code within}.
  */
 public final class Dedupe implements Operator {
-    private static final Serde<byte[]> RAW = new Serde<>() {
-        @Override
-        public byte[] serialize(byte[] value) {
-            return value;
-        }
-
-        @Override
-        public byte[] deserialize(byte[] bytes) {
-            return bytes;
-        }
-    };
-
     private final RecordFunction id;
     private final long withinMs;
     private OperatorContext context;
@@ -43,7 +31,7 @@ public final class Dedupe implements Operator {
     @Override
     public void open(OperatorContext context) {
         this.context = context;
-        this.seen = context.state().mapState("dedupe", RAW, Serde.LONG);
+        this.seen = context.state().mapState("dedupe", Serde.BYTES, Serde.LONG);
     }
 
     @Override

@@ -41,18 +41,6 @@ public final class Join implements Operator {
         return "join:" + topic + ":other";
     }
 
-    private static final Serde<byte[]> RAW = new Serde<>() {
-        @Override
-        public byte[] serialize(byte[] value) {
-            return value;
-        }
-
-        @Override
-        public byte[] deserialize(byte[] bytes) {
-            return bytes;
-        }
-    };
-
     private final String otherTopic;
     private final Codec otherCodec;
     private final long withinMs;
@@ -79,8 +67,8 @@ public final class Join implements Operator {
     @Override
     public void open(OperatorContext context) {
         this.context = context;
-        this.stream = context.state().mapState(streamState(otherTopic), RAW, RAW);
-        this.other = context.state().mapState(otherState(otherTopic), RAW, RAW);
+        this.stream = context.state().mapState(streamState(otherTopic), Serde.BYTES, Serde.BYTES);
+        this.other = context.state().mapState(otherState(otherTopic), Serde.BYTES, Serde.BYTES);
     }
 
     /** The watermark at which a record of time {@code ts} can find no more partners. */

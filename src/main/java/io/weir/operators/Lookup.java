@@ -43,17 +43,7 @@ public final class Lookup implements Operator {
     @Override
     public void open(OperatorContext context) {
         this.context = context;
-        this.table = context.state().valueState(state(tableTopic), new Serde<>() {
-            @Override
-            public byte[] serialize(byte[] value) {
-                return value;
-            }
-
-            @Override
-            public byte[] deserialize(byte[] bytes) {
-                return bytes;
-            }
-        });
+        this.table = context.state().valueState(state(tableTopic), Serde.BYTES);
     }
 
     @Override

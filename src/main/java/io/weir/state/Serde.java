@@ -16,6 +16,19 @@ public interface Serde<T> {
         return false;
     }
 
+    /** The bytes as they are; its deserialize keeps the array, so a store hands it a copy. */
+    Serde<byte[]> BYTES = new Serde<>() {
+        @Override
+        public byte[] serialize(byte[] value) {
+            return value;
+        }
+
+        @Override
+        public byte[] deserialize(byte[] bytes) {
+            return bytes;
+        }
+    };
+
     Serde<String> STRING = new Serde<>() {
         @Override
         public byte[] serialize(String value) {

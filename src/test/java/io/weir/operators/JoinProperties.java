@@ -101,11 +101,11 @@ class JoinProperties {
         for (String key : KEYS) {
             h.state.setCurrentKey(key.getBytes(StandardCharsets.UTF_8));
             int n = h.state
-                            .mapState(Join.streamState(OTHER), RAW, RAW)
+                            .mapState(Join.streamState(OTHER), Serde.BYTES, Serde.BYTES)
                             .entries()
                             .size()
                     + h.state
-                            .mapState(Join.otherState(OTHER), RAW, RAW)
+                            .mapState(Join.otherState(OTHER), Serde.BYTES, Serde.BYTES)
                             .entries()
                             .size();
             if (n > 0) {
@@ -119,16 +119,4 @@ class JoinProperties {
         long min = Math.min(maxTs[0], maxTs[1]);
         return min == Long.MIN_VALUE ? Long.MIN_VALUE : min - bound;
     }
-
-    private static final Serde<byte[]> RAW = new Serde<>() {
-        @Override
-        public byte[] serialize(byte[] value) {
-            return value;
-        }
-
-        @Override
-        public byte[] deserialize(byte[] bytes) {
-            return bytes;
-        }
-    };
 }

@@ -273,25 +273,23 @@ class WriteBackCacheTest {
         }
     }
 
-    /** A serde that keeps the array it is given (as Lookup's and Join's do) or copies out. */
-    private static Serde<byte[]> keeping(boolean copiesOut) {
-        return new Serde<>() {
-            @Override
-            public byte[] serialize(byte[] value) {
-                return value;
-            }
+    /** The bytes as they are, claiming to copy out: handed the cached array itself. */
+    private static final Serde<byte[]> COPYING = new Serde<>() {
+        @Override
+        public byte[] serialize(byte[] value) {
+            return Serde.BYTES.serialize(value);
+        }
 
-            @Override
-            public byte[] deserialize(byte[] bytes) {
-                return bytes;
-            }
+        @Override
+        public byte[] deserialize(byte[] bytes) {
+            return Serde.BYTES.deserialize(bytes);
+        }
 
-            @Override
-            public boolean copiesOut() {
-                return copiesOut;
-            }
-        };
-    }
+        @Override
+        public boolean copiesOut() {
+            return true;
+        }
+    };
 
     @Test
     void aReadHandsTheCachedArrayOnlyToASerdeThatCopiesOut() throws Exception {
@@ -301,16 +299,16 @@ class WriteBackCacheTest {
             WriteBackCache cache = new WriteBackCache(rocks, () -> 1 << 20);
             cache.putPoint(b("cached"), b("c1"));
             for (String key : new String[] {"cached", "stored"}) {
-                byte[] kept = cache.read(b(key), keeping(false));
+                byte[] kept = cache.read(b(key), Serde.BYTES);
                 kept[1] = '9'; // the caller's own copy: the state must not change
                 assertArrayEquals(b(key.charAt(0) + "1"), cache.get(b(key)), key);
-                assertArrayEquals(b(key.charAt(0) + "1"), cache.read(b(key), keeping(true)), key);
+                assertArrayEquals(b(key.charAt(0) + "1"), cache.read(b(key), COPYING), key);
             }
-            byte[] first = cache.read(b("cached"), keeping(true));
-            assertSame(first, cache.read(b("cached"), keeping(true)), "a serde that copies out reads the cached array");
-            assertNull(cache.read(b("none"), keeping(true)));
+            byte[] first = cache.read(b("cached"), COPYING);
+            assertSame(first, cache.read(b("cached"), COPYING), "a serde that copies out reads the cached array");
+            assertNull(cache.read(b("none"), COPYING));
             cache.deletePoint(b("cached"));
-            assertNull(cache.read(b("cached"), keeping(true)));
+            assertNull(cache.read(b("cached"), COPYING));
         }
     }
 }
