@@ -2,9 +2,7 @@ package io.weir.app;
 
 import java.time.Duration;
 import java.util.BitSet;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -37,10 +35,10 @@ final class ProducerSlots {
     /** Blocks held by an execution or by a cleaner. */
     private final BitSet used = new BitSet();
 
-    /** The cleanings not taken over yet, by block: what {@link #acquire} may take over. */
-    private final Map<Integer, Cleaning> cleanings = new HashMap<>();
-
-    /** Every cleaning still running, taken over or not: what {@link #awaitCleaned} waits for. */
+    /**
+     * Every cleaning still running: those not taken over are what {@link #acquire} may take over,
+     * all are what {@link #awaitCleaned} waits for.
+     */
     private final Set<Cleaning> running = new HashSet<>();
 
     ProducerSlots(int blockSize) {
@@ -72,7 +70,6 @@ final class ProducerSlots {
          */
         void done() {
             synchronized (ProducerSlots.this) {
-                cleanings.remove(block, this);
                 running.remove(this);
                 if (!takenOver || releaseWhenDone) {
                     used.clear(block);
@@ -93,7 +90,7 @@ final class ProducerSlots {
         synchronized (this) {
             block = used.nextClearBit(0);
             over = null;
-            for (Cleaning c : cleanings.values()) {
+            for (Cleaning c : running) {
                 if (c.block < block && !c.takenOver) {
                     block = c.block;
                     over = c;
@@ -101,7 +98,6 @@ final class ProducerSlots {
             }
             if (over != null) {
                 over.takenOver = true;
-                cleanings.remove(block);
             }
             used.set(block);
         }
@@ -146,7 +142,6 @@ final class ProducerSlots {
      */
     synchronized Cleaning cleaning(int firstSlot) {
         Cleaning c = new Cleaning(firstSlot / blockSize);
-        cleanings.put(c.block, c);
         running.add(c);
         return c;
     }

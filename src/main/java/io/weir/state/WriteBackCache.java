@@ -185,17 +185,22 @@ final class WriteBackCache implements StateStore {
         inner.ensureOpen(); // the backend may have closed the store under us
         Entry e = lookUp(key);
         if (e == null) {
-            byte[] v = inner.get(key);
-            byte[] cached = v == null ? DELETED : v.clone();
-            e = new Entry(key.clone(), cached);
-            entries.add(e);
-            bytes += cost(key, cached);
-            last = e;
-            evictBeyondLimit();
-            return v;
+            return load(key);
         }
         e.referenced = true;
         return e.value == DELETED ? null : e.value.clone();
+    }
+
+    /** Reads a key the cache does not hold from RocksDB and caches a copy; returns RocksDB's array. */
+    private byte[] load(byte[] key) {
+        byte[] v = inner.get(key);
+        byte[] cached = v == null ? DELETED : v.clone();
+        Entry e = new Entry(key.clone(), cached);
+        entries.add(e);
+        bytes += cost(key, cached);
+        last = e;
+        evictBeyondLimit();
+        return v;
     }
 
     @Override
@@ -206,7 +211,7 @@ final class WriteBackCache implements StateStore {
         inner.ensureOpen();
         Entry e = lookUp(key);
         if (e == null) {
-            byte[] v = get(key); // caches it; the array returned is a copy of its own
+            byte[] v = load(key);
             return v == null ? null : serde.deserialize(v);
         }
         e.referenced = true;
