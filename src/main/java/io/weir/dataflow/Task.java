@@ -64,6 +64,9 @@ public final class Task {
     private final AtomicReference<Exception> sendFailure = new AtomicReference<>();
     private final java.util.function.Consumer<Exception> onSendFailure = e -> sendFailure.compareAndSet(null, e);
     private EpochOutput output;
+    /** Outputs made in the current batch, sent at its end (see {@link PendingSends}). */
+    private final PendingSends pending = new PendingSends();
+
     private long watermark = Long.MIN_VALUE;
     /** The watermark and idleness last written as markers downstream. */
     private long markedWatermark = Long.MIN_VALUE;
@@ -157,7 +160,9 @@ public final class Task {
      */
     public int run(int budget) throws Exception {
         try {
-            return runElements(budget);
+            int done = runElements(budget);
+            sendPending();
+            return done;
         } finally {
             // Shared counters are contended between workers: told once per run, not per record.
             if (countedIn > 0) {
@@ -334,7 +339,7 @@ public final class Task {
             throw new BadRecordException("an output record of about " + size + " bytes exceeds the limit of " + max
                     + " bytes of topic " + topic);
         }
-        output.send(topic, key, value, timestamp, headers, onSendFailure);
+        hold(topic, -1, key, value, timestamp, headers);
         countedOut++;
     }
 
@@ -382,7 +387,7 @@ public final class Task {
                 value = Arrays.copyOf(value, Math.max(0, valueRoom));
             }
         }
-        output.send(topic, key, value, record.timestamp(), headers, onSendFailure);
+        hold(topic, -1, key, value, record.timestamp(), headers);
         if (!(e instanceof LateRecordException)) {
             env.counters().deadLetters.increment();
         }
@@ -416,6 +421,7 @@ public final class Task {
             state.putTaskEntry(WATERMARKS, time.snapshot());
         }
         SnapshotPart part = state.store().snapshot(checkpointId);
+        sendPending();
         output.flush();
         throwSendFailure();
         output = env.outputs().output(checkpointId + 1);
@@ -464,7 +470,21 @@ public final class Task {
                         Integer.toString(output.partitions(stage.inputTopics().get(0)))));
         int partitions = output.partitions(topic);
         for (int p = 0; p < partitions; p++) {
-            output.send(topic, p, null, null, -1, headers, onSendFailure);
+            hold(topic, p, null, null, -1, headers);
+        }
+        sendPending(); // weir test calls this between runs
+    }
+
+    private void hold(String topic, int partition, byte[] key, byte[] value, long timestamp, List<Header> headers) {
+        if (pending.isFull()) {
+            sendPending();
+        }
+        pending.add(topic, partition, key, value, timestamp, headers);
+    }
+
+    private void sendPending() {
+        if (!pending.isEmpty()) {
+            pending.sendTo(output, onSendFailure);
         }
     }
 

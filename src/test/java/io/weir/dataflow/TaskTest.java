@@ -209,6 +209,51 @@ class TaskTest {
     }
 
     @Test
+    void aBatchsOutputsAreSentTogetherAtItsEndInTheOrderTheyWereMade() throws Exception {
+        List<Integer> sentBefore = new ArrayList<>();
+        TaskRig[] rig = new TaskRig[1];
+        Supplier<Operator> probe = () -> (event, out) -> {
+            sentBefore.add(rig[0].outputs.sends(1).size());
+            out.emit(event);
+        };
+        rig[0] = new TaskRig(1, true, 1, List.of(probe));
+        for (int i = 1; i <= 3; i++) {
+            rig[0].record(0, "k", "v" + i, i);
+        }
+
+        rig[0].run(3);
+
+        assertEquals(List.of(0, 0, 0), sentBefore, "nothing of the batch was sent while it ran");
+        assertEquals(List.of("v1", "v2", "v3"), rig[0].outputs.values(1, TaskRig.SINK));
+    }
+
+    @Test
+    void outputsBeyondOneBurstAreSentInOrderAndEachInItsOwnEpoch() throws Exception {
+        int fanOut = PendingSends.MAX * 2 + 10;
+        Supplier<Operator> fan = () -> (event, out) -> {
+            for (int i = 0; i < fanOut; i++) {
+                out.emit(event.withValue(event.value() + "-" + i));
+            }
+        };
+        TaskRig rig = new TaskRig(1, true, 1, List.of(fan));
+        rig.record(0, "k", "a", 1);
+        rig.inject();
+        rig.record(0, "k", "b", 2);
+
+        rig.run(3); // one batch: a, the barrier, b
+
+        List<String> first = new ArrayList<>();
+        List<String> second = new ArrayList<>();
+        for (int i = 0; i < fanOut; i++) {
+            first.add("a-" + i);
+            second.add("b-" + i);
+        }
+        assertEquals(first, rig.outputs.values(1, TaskRig.SINK));
+        assertEquals(second, rig.outputs.values(2, TaskRig.SINK));
+        assertEquals(List.of(), rig.outputs.violations());
+    }
+
+    @Test
     void theEventTimeOfATaskIsTheLowestWatermarkOfItsChannels() throws Exception {
         List<Long> seen = new ArrayList<>();
         Supplier<Operator> probe = () -> new Operator() {

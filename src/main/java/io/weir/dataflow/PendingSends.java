@@ -1,0 +1,87 @@
+package io.weir.dataflow;
+
+import io.weir.checkpoint.EpochOutput;
+import io.weir.element.Header;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * A task's outputs held back until the end of its batch and then sent in one burst, in the order
+ * they were made.
+ *
+ * <p>Why: the workers of an execution share one producer per epoch, and every send writes fields of
+ * it that both use (the producer's topic table, its transaction state, a counter of appends under
+ * way). Sent one by one, each send on one core finds those lines last written by the other core; in
+ * bursts, a worker keeps them while it sends a batch's records. Nothing waits longer for it: the
+ * batch is a few hundred elements, and the task sends what it holds before it takes its part of a
+ * checkpoint, so every output of epoch n is in epoch n's transaction.
+ *
+ * <p>Threading: the task's worker thread only.
+ */
+final class PendingSends {
+    /** A burst stays this small even when one element makes many outputs (a window firing). */
+    static final int MAX = 256;
+
+    private String[] topics = new String[64];
+    private int[] partitions = new int[64];
+    private byte[][] keys = new byte[64][];
+    private byte[][] values = new byte[64][];
+    private long[] timestamps = new long[64];
+    private Object[] headers = new Object[64];
+    private int size;
+
+    boolean isFull() {
+        return size >= MAX;
+    }
+
+    boolean isEmpty() {
+        return size == 0;
+    }
+
+    /** Holds a record for {@link #sendTo}; {@code partition} below 0 leaves it to the output. */
+    void add(String topic, int partition, byte[] key, byte[] value, long timestamp, List<Header> recordHeaders) {
+        if (size == topics.length) {
+            int n = size * 2;
+            topics = Arrays.copyOf(topics, n);
+            partitions = Arrays.copyOf(partitions, n);
+            keys = Arrays.copyOf(keys, n);
+            values = Arrays.copyOf(values, n);
+            timestamps = Arrays.copyOf(timestamps, n);
+            headers = Arrays.copyOf(headers, n);
+        }
+        topics[size] = topic;
+        partitions[size] = partition;
+        keys[size] = key;
+        values[size] = value;
+        timestamps[size] = timestamp;
+        headers[size] = recordHeaders;
+        size++;
+    }
+
+    /**
+     * Sends every record held, in order, and forgets them. When a send throws, the rest are dropped
+     * with it: the task fails and its epoch is aborted.
+     */
+    @SuppressWarnings("unchecked")
+    void sendTo(EpochOutput output, Consumer<Exception> onFailure) {
+        int n = size;
+        size = 0;
+        try {
+            for (int i = 0; i < n; i++) {
+                List<Header> h = (List<Header>) headers[i];
+                if (partitions[i] < 0) {
+                    output.send(topics[i], keys[i], values[i], timestamps[i], h, onFailure);
+                } else {
+                    output.send(topics[i], partitions[i], keys[i], values[i], timestamps[i], h, onFailure);
+                }
+            }
+        } finally {
+            // Nothing of a sent batch stays reachable from here.
+            Arrays.fill(keys, 0, n, null);
+            Arrays.fill(values, 0, n, null);
+            Arrays.fill(headers, 0, n, null);
+            Arrays.fill(topics, 0, n, null);
+        }
+    }
+}
