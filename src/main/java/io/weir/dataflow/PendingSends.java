@@ -20,8 +20,11 @@ import java.util.function.Consumer;
  * <p>Threading: the task's worker thread only.
  */
 final class PendingSends {
-    /** A burst stays this small even when one element makes many outputs (a window firing). */
-    static final int MAX = 256;
+    /** Outputs held before a task tries to send them within its batch (a window firing many). */
+    static final int BURST = 256;
+
+    /** Outputs held before a task waits for its turn to send them. */
+    static final int MAX = 4096;
 
     private String[] topics = new String[64];
     private int[] partitions = new int[64];
@@ -31,8 +34,8 @@ final class PendingSends {
     private Object[] headers = new Object[64];
     private int size;
 
-    boolean isFull() {
-        return size >= MAX;
+    int size() {
+        return size;
     }
 
     boolean isEmpty() {

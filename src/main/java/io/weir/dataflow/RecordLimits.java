@@ -25,7 +25,8 @@ public record RecordLimits(ToIntFunction<String> maxBytes, boolean truncateDeadL
      */
     public static int sizeUpperBound(byte[] key, byte[] value, List<Header> headers) {
         long size = 61 + 21 + length(key) + length(value);
-        for (Header h : headers) {
+        for (int i = 0, n = headers.size(); i < n; i++) { // no iterator per record
+            Header h = headers.get(i);
             size += 10 + h.key().length() * 3L + length(h.value());
         }
         return (int) Math.min(Integer.MAX_VALUE, size);

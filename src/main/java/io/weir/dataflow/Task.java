@@ -66,6 +66,10 @@ public final class Task {
     private EpochOutput output;
     /** Outputs made in the current batch, sent at its end (see {@link PendingSends}). */
     private final PendingSends pending = new PendingSends();
+    /** The output topic {@link #send} looked up last, and its record size limit. */
+    private String limitTopic;
+
+    private int limit;
 
     private long watermark = Long.MIN_VALUE;
     /** The watermark and idleness last written as markers downstream. */
@@ -161,7 +165,9 @@ public final class Task {
     public int run(int budget) throws Exception {
         try {
             int done = runElements(budget);
-            sendPending();
+            // A task that ran out of input sends now; one with more to do may leave its outputs
+            // for its next batch while the other worker is sending.
+            sendPending(done < budget);
             return done;
         } finally {
             // Shared counters are contended between workers: told once per run, not per record.
@@ -334,7 +340,11 @@ public final class Task {
 
     private void send(String topic, byte[] key, byte[] value, long timestamp, List<Header> headers) {
         int size = RecordLimits.sizeUpperBound(key, value, headers);
-        int max = env.limits().maxBytes().applyAsInt(topic);
+        if (topic != limitTopic) { // a sink sends to one topic: its limit is looked up once
+            limitTopic = topic;
+            limit = env.limits().maxBytes().applyAsInt(topic);
+        }
+        int max = limit;
         if (size > max) {
             throw new BadRecordException("an output record of about " + size + " bytes exceeds the limit of " + max
                     + " bytes of topic " + topic);
@@ -421,7 +431,7 @@ public final class Task {
             state.putTaskEntry(WATERMARKS, time.snapshot());
         }
         SnapshotPart part = state.store().snapshot(checkpointId);
-        sendPending();
+        sendPending(true);
         output.flush();
         throwSendFailure();
         output = env.outputs().output(checkpointId + 1);
@@ -472,19 +482,34 @@ public final class Task {
         for (int p = 0; p < partitions; p++) {
             hold(topic, p, null, null, -1, headers);
         }
-        sendPending(); // weir test calls this between runs
+        sendPending(true); // weir test calls this between runs
     }
 
     private void hold(String topic, int partition, byte[] key, byte[] value, long timestamp, List<Header> headers) {
-        if (pending.isFull()) {
-            sendPending();
+        if (pending.size() >= PendingSends.BURST) {
+            sendPending(pending.size() >= PendingSends.MAX);
         }
         pending.add(topic, partition, key, value, timestamp, headers);
     }
 
-    private void sendPending() {
-        if (!pending.isEmpty()) {
+    /**
+     * Sends the outputs held, in one burst under the execution's send turn; unless {@code now},
+     * only when no other task holds the turn (they are then kept for a later call).
+     */
+    private void sendPending(boolean now) {
+        if (pending.isEmpty()) {
+            return;
+        }
+        java.util.concurrent.locks.Lock turn = env.sendTurn();
+        if (now) {
+            turn.lock();
+        } else if (!turn.tryLock()) {
+            return;
+        }
+        try {
             pending.sendTo(output, onSendFailure);
+        } finally {
+            turn.unlock();
         }
     }
 

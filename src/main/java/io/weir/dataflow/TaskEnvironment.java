@@ -2,6 +2,8 @@ package io.weir.dataflow;
 
 import io.weir.checkpoint.CheckpointAcks;
 import io.weir.checkpoint.EpochOutputs;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 
 /**
@@ -9,6 +11,8 @@ import java.util.function.LongSupplier;
  *
  * @param prepareSnapshotAfterMs how long after its last snapshot a task asks its store to prepare
  *     the next one ({@link io.weir.state.StateStore#prepareSnapshot}); {@link Long#MAX_VALUE}: never
+ * @param sendTurn held by a task while it sends a burst of outputs ({@link PendingSends}), so the
+ *     workers' bursts into the shared producer follow one another instead of interleaving
  */
 public record TaskEnvironment(
         boolean align,
@@ -17,7 +21,19 @@ public record TaskEnvironment(
         LongSupplier clock,
         Counters counters,
         RecordLimits limits,
-        long prepareSnapshotAfterMs) {
+        long prepareSnapshotAfterMs,
+        Lock sendTurn) {
+    public TaskEnvironment(
+            boolean align,
+            EpochOutputs outputs,
+            CheckpointAcks acks,
+            LongSupplier clock,
+            Counters counters,
+            RecordLimits limits,
+            long prepareSnapshotAfterMs) {
+        this(align, outputs, acks, clock, counters, limits, prepareSnapshotAfterMs, new ReentrantLock());
+    }
+
     public TaskEnvironment(
             boolean align, EpochOutputs outputs, CheckpointAcks acks, LongSupplier clock, Counters counters) {
         this(align, outputs, acks, clock, counters, RecordLimits.defaults(), Long.MAX_VALUE);

@@ -37,6 +37,7 @@ final class TaskRig {
     final KeyedState state = new KeyedState(store);
     final MemorySnapshotStore files = new MemorySnapshotStore();
     final Task task;
+    final TaskEnvironment env;
     private final long[] offsets;
     private long nextBarrier;
 
@@ -53,7 +54,7 @@ final class TaskRig {
         TextCodec text = new TextCodec();
         chain.add(new ChainedOperator("pipeline.sink", () -> new Sink(SINK, text, text, null)));
         Stage stage = new Stage("count", List.of("in"), text, text, chain, DEAD_LETTERS, false);
-        TaskEnvironment env = new TaskEnvironment(align, outputs, acks, clock, counters);
+        env = new TaskEnvironment(align, outputs, acks, clock, counters);
         task = new Task(stage, 0, channels, state, env, firstEpoch);
     }
 

@@ -13,6 +13,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
@@ -229,13 +232,8 @@ class TaskTest {
 
     @Test
     void outputsBeyondOneBurstAreSentInOrderAndEachInItsOwnEpoch() throws Exception {
-        int fanOut = PendingSends.MAX * 2 + 10;
-        Supplier<Operator> fan = () -> (event, out) -> {
-            for (int i = 0; i < fanOut; i++) {
-                out.emit(event.withValue(event.value() + "-" + i));
-            }
-        };
-        TaskRig rig = new TaskRig(1, true, 1, List.of(fan));
+        int fanOut = PendingSends.BURST * 2 + 10;
+        TaskRig rig = new TaskRig(1, true, 1, List.of(fanOut(fanOut)));
         rig.record(0, "k", "a", 1);
         rig.inject();
         rig.record(0, "k", "b", 2);
@@ -251,6 +249,41 @@ class TaskTest {
         assertEquals(first, rig.outputs.values(1, TaskRig.SINK));
         assertEquals(second, rig.outputs.values(2, TaskRig.SINK));
         assertEquals(List.of(), rig.outputs.violations());
+    }
+
+    @Test
+    void aTaskKeepsItsOutputsWhileAnotherHoldsTheSendTurnAndSendsThemInOrderWhenItRunsOutOfInput() throws Exception {
+        int fanOut = PendingSends.BURST + 50;
+        TaskRig rig = new TaskRig(1, true, 1, List.of(fanOut(fanOut)));
+        rig.record(0, "k", "a", 1);
+        rig.record(0, "k", "b", 2);
+        ExecutorService worker = Executors.newSingleThreadExecutor();
+        rig.env.sendTurn().lock(); // another task's burst under way
+        try {
+            assertEquals(2, worker.submit(() -> rig.run(2)).get(1, TimeUnit.MINUTES));
+            assertEquals(List.of(), rig.outputs.sends(1), "kept while the turn was taken");
+        } finally {
+            rig.env.sendTurn().unlock();
+        }
+
+        assertEquals(0, worker.submit(() -> rig.run(2)).get(1, TimeUnit.MINUTES));
+        worker.shutdown();
+
+        List<String> expected = new ArrayList<>();
+        for (String v : List.of("a", "b")) {
+            for (int i = 0; i < fanOut; i++) {
+                expected.add(v + "-" + i);
+            }
+        }
+        assertEquals(expected, rig.outputs.values(1, TaskRig.SINK));
+    }
+
+    private static Supplier<Operator> fanOut(int outputs) {
+        return () -> (event, out) -> {
+            for (int i = 0; i < outputs; i++) {
+                out.emit(event.withValue(event.value() + "-" + i));
+            }
+        };
     }
 
     @Test
