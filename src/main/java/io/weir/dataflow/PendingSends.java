@@ -13,9 +13,9 @@ import java.util.function.Consumer;
  * <p>Why: the workers of an execution share one producer per epoch, and every send writes fields of
  * it that both use (the producer's topic table, its transaction state, a counter of appends under
  * way). Sent one by one, each send on one core finds those lines last written by the other core; in
- * bursts, a worker keeps them while it sends a batch's records. Nothing waits longer for it: the
- * batch is a few hundred elements, and the task sends what it holds before it takes its part of a
- * checkpoint, so every output of epoch n is in epoch n's transaction.
+ * bursts, a worker keeps them while it sends a batch's records. An output waits at most a few
+ * batches (a task whose turn is taken keeps up to {@link #MAX}), and the task sends what it holds
+ * before it takes its part of a checkpoint, so every output of epoch n is in epoch n's transaction.
  *
  * <p>Threading: the task's worker thread only.
  */
