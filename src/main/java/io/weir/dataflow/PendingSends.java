@@ -4,6 +4,7 @@ import io.weir.checkpoint.EpochOutput;
 import io.weir.element.Header;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
@@ -63,15 +64,17 @@ final class PendingSends {
     }
 
     /**
-     * Sends every record held, in order, and forgets them. When a send throws, the rest are dropped
-     * with it: the task fails and its epoch is aborted.
+     * Sends the records held, in order, and forgets them all. It stops at the first failure, thrown
+     * or reported to {@code failed} by an earlier send's callback, and drops the rest: the task fails
+     * at its next check and its epoch is aborted. Stopping there bounds how long a burst holds the
+     * send turn when the broker is unreachable: one send's {@code max.block.ms}, not one per record.
      */
     @SuppressWarnings("unchecked")
-    void sendTo(EpochOutput output, Consumer<Exception> onFailure) {
+    void sendTo(EpochOutput output, Consumer<Exception> onFailure, AtomicReference<Exception> failed) {
         int n = size;
         size = 0;
         try {
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; i < n && failed.get() == null; i++) {
                 List<Header> h = (List<Header>) headers[i];
                 if (partitions[i] < 0) {
                     output.send(topics[i], keys[i], values[i], timestamps[i], h, onFailure);

@@ -507,7 +507,7 @@ public final class Task {
             return;
         }
         try {
-            pending.sendTo(output, onSendFailure);
+            pending.sendTo(output, onSendFailure, sendFailure);
         } finally {
             turn.unlock();
         }

@@ -1,5 +1,6 @@
 package io.weir.dataflow;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -15,7 +16,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
@@ -257,23 +260,61 @@ class TaskTest {
         TaskRig rig = new TaskRig(1, true, 1, List.of(fanOut(fanOut)));
         rig.record(0, "k", "a", 1);
         rig.record(0, "k", "b", 2);
+        ReentrantLock turn = (ReentrantLock) rig.env.sendTurn();
         ExecutorService worker = Executors.newSingleThreadExecutor();
-        rig.env.sendTurn().lock(); // another task's burst under way
         try {
-            assertEquals(2, worker.submit(() -> rig.run(2)).get(1, TimeUnit.MINUTES));
-            assertEquals(List.of(), rig.outputs.sends(1), "kept while the turn was taken");
-        } finally {
-            rig.env.sendTurn().unlock();
-        }
+            turn.lock(); // another task's burst under way
+            Future<Integer> outOfInput;
+            try {
+                assertEquals(2, worker.submit(() -> rig.run(2)).get(1, TimeUnit.MINUTES));
+                assertEquals(List.of(), rig.outputs.sends(1), "kept while the turn was taken");
 
-        assertEquals(0, worker.submit(() -> rig.run(2)).get(1, TimeUnit.MINUTES));
-        worker.shutdown();
+                outOfInput = worker.submit(() -> rig.run(2));
+                await().atMost(Duration.ofMinutes(1)).until(turn::hasQueuedThreads);
+                assertEquals(List.of(), rig.outputs.sends(1), "a task out of input waits for the turn");
+            } finally {
+                turn.unlock();
+            }
+            assertEquals(0, outOfInput.get(1, TimeUnit.MINUTES));
+        } finally {
+            worker.shutdownNow();
+        }
 
         List<String> expected = new ArrayList<>();
         for (String v : List.of("a", "b")) {
             for (int i = 0; i < fanOut; i++) {
                 expected.add(v + "-" + i);
             }
+        }
+        assertEquals(expected, rig.outputs.values(1, TaskRig.SINK));
+    }
+
+    @Test
+    void aTaskHoldingTheMostItMayKeepWaitsForTheSendTurn() throws Exception {
+        int fanOut = PendingSends.MAX + 10;
+        TaskRig rig = new TaskRig(1, true, 1, List.of(fanOut(fanOut)));
+        rig.record(0, "k", "a", 1);
+        rig.record(0, "k", "b", 2);
+        ReentrantLock turn = (ReentrantLock) rig.env.sendTurn();
+        ExecutorService worker = Executors.newSingleThreadExecutor();
+        try {
+            Future<Integer> run;
+            turn.lock();
+            try {
+                run = worker.submit(() -> rig.run(1)); // one element: more than MAX outputs
+                await().atMost(Duration.ofMinutes(1)).until(turn::hasQueuedThreads);
+                assertEquals(List.of(), rig.outputs.sends(1));
+            } finally {
+                turn.unlock();
+            }
+            assertEquals(1, run.get(1, TimeUnit.MINUTES));
+        } finally {
+            worker.shutdownNow();
+        }
+
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < fanOut; i++) {
+            expected.add("a-" + i);
         }
         assertEquals(expected, rig.outputs.values(1, TaskRig.SINK));
     }
