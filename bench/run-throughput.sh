@@ -29,7 +29,7 @@ javac -d target/bench-classes -cp "target/classes:target/test-classes:$(cat targ
 mkdir -p bench/results
 result="bench/results/throughput-$(date +%Y%m%d-%H%M%S).txt"
 # DebugNonSafepoints makes --profile's samples point at the right inlined frame.
-java ${BENCH_JAVA_OPTS:-} -Xmx2g -XX:+UseParallelGC -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints \
+java ${BENCH_JAVA_OPTS:-} -Xmx2g ${BENCH_GC:--XX:+UseParallelGC} -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints \
   -cp "target/bench-classes:target/classes:target/test-classes:$(cat target/bench.classpath)" \
   io.weir.bench.ThroughputBench "$@" 2>&1 | grep --line-buffered -v '^[0-9:. ]*\(INFO\|WARN\|DEBUG\) ' | tee "$result"
 echo "figures kept in $result"

@@ -133,7 +133,11 @@ public final class ThroughputBench {
         System.exit(0);
     }
 
-    private record Run(String name, long records, long nanos, CpuSampler.Load cpu) {
+    private record Run(String name, long records, long nanos, CpuSampler.Load cpu, double steady) {
+        Run(String name, long records, long nanos, CpuSampler.Load cpu) {
+            this(name, records, nanos, cpu, Double.NaN);
+        }
+
         double perSecond() {
             return records * 1e9 / nanos;
         }
@@ -145,6 +149,48 @@ public final class ThroughputBench {
 
         String brokerMicrosPerRecord() {
             return cpu == null ? "" : String.format("%.1f", cpu.brokerCpuNanos() / 1e3 / records);
+        }
+    }
+
+    /**
+     * A run's visible progress over time (outputs acknowledged, inputs committed, outputs read), kept
+     * where it changes. The steady rate leaves out the start (a job's start-up: admin checks, group
+     * join, producers; a copy's first fetch) and the end (a job's output becomes visible at the
+     * checkpoint after its last record, up to an interval later): records between the first change
+     * and the last one before the whole count, over the time between them. For a job committing
+     * every second these are two checkpoint commits, whose offsets were taken at their barriers, so
+     * the rate is the record path's own, without the quantisation of a run's end to a checkpoint.
+     */
+    private static final class Progress {
+        private final long total;
+        private long firstNanos = -1;
+        private long firstCount;
+        private long lastNanos = -1;
+        private long lastCount;
+        private long seen;
+
+        Progress(long total) {
+            this.total = total;
+        }
+
+        void observe(long count) {
+            if (count == seen) {
+                return;
+            }
+            seen = count;
+            long now = System.nanoTime();
+            if (firstNanos < 0) {
+                firstNanos = now;
+                firstCount = count;
+            } else if (count < total) {
+                lastNanos = now;
+                lastCount = count;
+            }
+        }
+
+        /** Records per second between the first and the last change before the end; NaN if fewer than two. */
+        double steady() {
+            return lastNanos <= firstNanos ? Double.NaN : (lastCount - firstCount) * 1e9 / (lastNanos - firstNanos);
         }
     }
 
@@ -213,10 +259,12 @@ public final class ThroughputBench {
             }
 
             System.out.println();
-            System.out.println("| run | seconds | records/s | of the copy | CPU: machine / this JVM (of 100 % = all"
-                    + " cores) | JVM CPU µs per record" + (brokerProcess == null ? " (broker included)" : "")
+            System.out.println("| run | seconds | records/s | of the copy | steady records/s | of the copy's steady |"
+                    + " CPU: machine / this JVM (of 100 % = all cores) | JVM CPU µs per record"
+                    + (brokerProcess == null ? " (broker included)" : "")
                     + " |" + (brokerProcess == null ? "" : " broker JVM CPU µs per record |"));
-            System.out.println("| --- | ---: | ---: | ---: | ---: | ---: |" + (brokerProcess == null ? "" : " ---: |"));
+            System.out.println(
+                    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |" + (brokerProcess == null ? "" : " ---: |"));
             for (int kind = 0; kind < 4; kind++) {
                 int k = kind;
                 List<Run> runs = rounds.stream().map(r -> r.get(k)).toList();
@@ -232,13 +280,28 @@ public final class ThroughputBench {
                 String range = ratios.size() == 1
                         ? ""
                         : String.format(" (%.0f–%.0f %%)", 100 * ratios.get(0), 100 * ratios.get(ratios.size() - 1));
+                List<Double> steadyRatios = rounds.stream()
+                        .map(x -> x.get(k).steady / x.get(0).steady)
+                        .filter(x -> !x.isNaN())
+                        .sorted()
+                        .toList();
+                String steadyRange = steadyRatios.size() < 2
+                        ? ""
+                        : String.format(
+                                " (%.0f–%.0f %%)",
+                                100 * steadyRatios.get(0), 100 * steadyRatios.get(steadyRatios.size() - 1));
                 System.out.printf(
-                        "| %s | %.1f | %,.0f | %.0f %%%s | %s | %s |%s%n",
+                        "| %s | %.1f | %,.0f | %.0f %%%s | %s | %s%s | %s | %s |%s%n",
                         r.name,
                         r.nanos / 1e9,
                         r.perSecond(),
                         100 * r.perSecond() / copy.perSecond(),
                         range,
+                        Double.isNaN(r.steady) ? "–" : String.format("%,.0f", r.steady),
+                        Double.isNaN(r.steady / copy.steady)
+                                ? "–"
+                                : String.format("%.0f %%", 100 * r.steady / copy.steady),
+                        steadyRange,
                         r.cpu == null ? "" : r.cpu,
                         r.cpuMicrosPerRecord(),
                         brokerProcess == null ? "" : " " + r.brokerMicrosPerRecord() + " |");
@@ -333,12 +396,15 @@ public final class ThroughputBench {
 
     private static void report(Run run, Run ceiling) {
         System.out.printf(
-                "%s: %,d records in %.1f s = %,.0f records/s (%.0f %% of the copy; CPU machine / this JVM:" + " %s)%n",
+                "%s: %,d records in %.1f s = %,.0f records/s (%.0f %% of the copy; steady %,.0f records/s, %.0f %% of"
+                        + " the copy's; CPU machine / this JVM: %s)%n",
                 run.name,
                 run.records,
                 run.nanos / 1e9,
                 run.perSecond(),
                 100 * run.perSecond() / ceiling.perSecond(),
+                run.steady,
+                100 * run.steady / ceiling.steady,
                 run.cpu);
         System.out.println("  memory of this JVM after the run: " + memory());
     }
@@ -380,6 +446,7 @@ public final class ThroughputBench {
         AtomicReference<Exception> failed = new AtomicReference<>();
         CpuSampler cpu = CpuSampler.start(brokerProcess);
         long start = System.nanoTime();
+        double steady;
         try (KafkaConsumer<byte[], byte[]> consumer =
                         new KafkaConsumer<>(c, new ByteArrayDeserializer(), new ByteArrayDeserializer());
                 KafkaProducer<byte[], byte[]> producer =
@@ -391,6 +458,7 @@ public final class ThroughputBench {
             consumer.assign(parts);
             consumer.seekToBeginning(parts);
             long read = 0;
+            Progress progress = new Progress(orders);
             while (read < orders) {
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(100));
                 for (ConsumerRecord<byte[], byte[]> r : records) {
@@ -403,14 +471,16 @@ public final class ThroughputBench {
                     });
                 }
                 read += records.count();
+                progress.observe(acked.get());
             }
             producer.flush();
+            steady = progress.steady();
         }
         long nanos = System.nanoTime() - start;
         if (failed.get() != null || acked.get() != orders) {
             throw new IllegalStateException("the copy acknowledged " + acked.get() + " of " + orders, failed.get());
         }
-        return new Run("copy: consumer → producer, no transactions, no state", orders, nanos, cpu.stop());
+        return new Run("copy: consumer → producer, no transactions, no state", orders, nanos, cpu.stop(), steady);
     }
 
     /** The running-totals job in this JVM from offset 0 until it committed the end of every input partition. */
@@ -424,7 +494,10 @@ public final class ThroughputBench {
         try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
             instance.start();
             long lastPrint = start;
-            while (committed(application) < orders) {
+            Progress progress = new Progress(orders);
+            long done;
+            while ((done = committed(application)) < orders) {
+                progress.observe(done);
                 if (instance.stopped()) {
                     throw new IllegalStateException(application + " stopped", instance.awaitTermination());
                 }
@@ -449,7 +522,7 @@ public final class ThroughputBench {
                     instance.stats().lastCheckpointMillis(),
                     instance.stats().failovers());
             String name = "running totals, " + (exactlyOnce ? "exactly-once" : "at-least-once") + ", 1 s checkpoints";
-            Run run = new Run(name, orders, nanos, load);
+            Run run = new Run(name, orders, nanos, load, progress.steady());
             if (verify) {
                 instance.close();
                 System.out.println("  " + application + ": verify "
@@ -477,11 +550,13 @@ public final class ThroughputBench {
             reader.seekToBeginning(partitionsOf(output));
             instance.start();
             long seen = 0;
+            Progress progress = new Progress(orders);
             while (seen < orders) {
                 if (instance.stopped()) {
                     throw new IllegalStateException(application + " stopped", instance.awaitTermination());
                 }
                 seen += reader.poll(Duration.ofMillis(100)).count();
+                progress.observe(seen);
             }
             long nanos = System.nanoTime() - start;
             CpuSampler.Load load = cpu.stop();
@@ -489,7 +564,12 @@ public final class ThroughputBench {
             System.out.printf(
                     "  %s: %d checkpoints, %d failovers%n",
                     application, instance.stats().lastCompletedCheckpoint(), instance.stats().failovers());
-            return new Run("two-stage (key-by → running totals), exactly-once, 1 s checkpoints", orders, nanos, load);
+            return new Run(
+                    "two-stage (key-by → running totals), exactly-once, 1 s checkpoints",
+                    orders,
+                    nanos,
+                    load,
+                    progress.steady());
         }
     }
 
@@ -595,8 +675,9 @@ public final class ThroughputBench {
                 "processing.state.dir="
                         + Path.of("target", "bench-state", application).toAbsolutePath()));
         sets.addAll(extraSettings);
-        String logging = "-Dlogback.configurationFile="
-                + Path.of("bench", "logback-recovery.xml").toAbsolutePath();
+        // Weir at DEBUG: its log then times each step of a restart (producers initialised,
+        // checkpoints completed), which childTimes reads back.
+        String logging = "-DWEIR_LOG_LEVEL=DEBUG";
         // Without: the JDK's own default archive only, as a plain java start has.
         List<String> jvmOptions = new ArrayList<>(List.of(logging));
         if (cds) {
@@ -684,7 +765,7 @@ public final class ThroughputBench {
     }
 
     /**
-     * From the child's log (bench/logback-recovery.xml), ms from the restart command to: instance
+     * From the child's log (at DEBUG), ms from the restart command to: instance
      * started, partitions assigned, transactional producers initialised (after reading the
      * checkpoints; initialising aborts the killed process's open transactions), tasks restored,
      * first checkpoint completed.
