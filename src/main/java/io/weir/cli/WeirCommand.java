@@ -26,7 +26,7 @@ public final class WeirCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    /** The log formats logback.xml knows (its appenders' names). */
+    /** The log formats {@link io.weir.logging.WeirEncoder} writes. */
     static final java.util.Set<String> LOG_FORMATS = java.util.Set.of("text", "json");
 
     @CommandLine.Option(
@@ -66,7 +66,7 @@ public final class WeirCommand implements Runnable {
     }
 
     /**
-     * Sets the system property {@code WEIR_LOG_FORMAT} that logback.xml reads from
+     * Sets the system property {@code WEIR_LOG_FORMAT} that the log set-up reads from
      * {@code --log-format} before anything logs (logback configures itself on the first logger);
      * an unknown format (which would silently lose every log line) is the returned problem.
      */

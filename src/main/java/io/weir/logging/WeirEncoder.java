@@ -5,7 +5,7 @@ import ch.qos.logback.core.encoder.Encoder;
 import ch.qos.logback.core.encoder.EncoderBase;
 
 /**
- * The console encoder logback.xml configures: {@code format} {@code json} writes through
+ * The console encoder {@link WeirLogConfigurator} sets up: {@code format} {@code json} writes through
  * {@link JsonLineEncoder}, {@code text} through {@link RedactingPatternEncoder} with
  * {@code pattern}. One appender with a chosen format, rather than an appender per format, so that
  * logback has no unused appender to warn about (a warning makes it print its whole status to the

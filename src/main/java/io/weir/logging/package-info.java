@@ -1,6 +1,6 @@
 /**
- * Log output: the text and JSON encoders that logback.xml chooses between
- * ({@code WEIR_LOG_FORMAT}), and {@link io.weir.logging.Secrets}, which keeps secret client
+ * Log output: logback set up in code ({@link io.weir.logging.WeirLogConfigurator}), the text and
+ * JSON encoders it chooses between ({@code WEIR_LOG_FORMAT}), and {@link io.weir.logging.Secrets}, which keeps secret client
  * properties out of logs, messages and printed configuration.
  */
 package io.weir.logging;

@@ -1,0 +1,66 @@
+package io.weir.logging;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.spi.Configurator;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.spi.ContextAwareBase;
+
+/**
+ * Weir's logging, set up in code when logback starts (found as a service, before logback looks for
+ * an XML file): one console appender whose {@link WeirEncoder} writes text or JSON lines
+ * ({@code WEIR_LOG_FORMAT}, a system property or the environment; {@code --log-format} sets the
+ * former), {@code io.weir} at {@code WEIR_LOG_LEVEL} (INFO by default), the Kafka clients and the
+ * embedded broker at WARN. Code instead of an XML file because reading the file was about a
+ * seventh of a JVM's start before its first log line (the XML parser and logback's configuration
+ * framework: some 700 classes), and a restarted instance's start is part of its recovery.
+ *
+ * <p>A file of one's own still works: with the system property {@code logback.configurationFile},
+ * or a {@code logback-test.xml} on the class path, this steps aside and logback reads that file.
+ */
+public final class WeirLogConfigurator extends ContextAwareBase implements Configurator {
+    static final String PATTERN = "%d{HH:mm:ss.SSS} %-5level [%thread] %logger{36} - %msg%n";
+
+    @Override
+    public ExecutionStatus configure(LoggerContext context) {
+        if (System.getProperty("logback.configurationFile") != null
+                || WeirLogConfigurator.class.getClassLoader().getResource("logback-test.xml") != null) {
+            return ExecutionStatus.INVOKE_NEXT_IF_ANY;
+        }
+        WeirEncoder encoder = new WeirEncoder();
+        encoder.setContext(context);
+        encoder.setFormat(setting("WEIR_LOG_FORMAT", "text"));
+        encoder.setPattern(PATTERN);
+        encoder.start();
+
+        ConsoleAppender<ILoggingEvent> console = new ConsoleAppender<>();
+        console.setContext(context);
+        console.setName("CONSOLE");
+        console.setEncoder(encoder);
+        console.start();
+
+        Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
+        root.setLevel(Level.INFO);
+        root.addAppender(console);
+        context.getLogger("io.weir").setLevel(Level.toLevel(setting("WEIR_LOG_LEVEL", "INFO"), Level.INFO));
+        // The embedded broker and the clients log a lot at INFO (configs, every partition change).
+        for (String quiet : new String[] {"org.apache.kafka", "kafka", "state.change.logger", "org.apache.zookeeper"}) {
+            context.getLogger(quiet).setLevel(Level.WARN);
+        }
+        // Unreachable brokers: Weir says once (then every 10 s) what it waits for; the client would
+        // warn about every failed connection attempt, about one a second.
+        context.getLogger("org.apache.kafka.clients.NetworkClient").setLevel(Level.ERROR);
+        return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
+    }
+
+    /** A system property, else the environment variable of the same name, else {@code otherwise}. */
+    private static String setting(String name, String otherwise) {
+        String v = System.getProperty(name);
+        if (v == null || v.isBlank()) {
+            v = System.getenv(name);
+        }
+        return v == null || v.isBlank() ? otherwise : v.strip();
+    }
+}
