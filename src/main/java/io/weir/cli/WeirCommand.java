@@ -43,6 +43,10 @@ public final class WeirCommand implements Runnable {
     }
 
     public static void main(String[] args) {
+        java.util.List<String> words = java.util.List.of(args);
+        if (words.contains("run") || words.contains("dev")) {
+            io.weir.kafka.ClientClasses.loadInBackground(); // beside the configuration's reading
+        }
         String problem = chooseLogFormat(args, System.getenv("WEIR_LOG_FORMAT"));
         if (problem != null) {
             System.err.println("weir: " + problem);
