@@ -43,14 +43,18 @@ public final class WeirCommand implements Runnable {
     }
 
     public static void main(String[] args) {
-        java.util.List<String> words = java.util.List.of(args);
-        if (words.contains("run") || words.contains("dev")) {
-            io.weir.kafka.ClientClasses.loadInBackground(); // beside the configuration's reading
-        }
         String problem = chooseLogFormat(args, System.getenv("WEIR_LOG_FORMAT"));
         if (problem != null) {
             System.err.println("weir: " + problem);
             System.exit(2);
+        }
+        java.util.List<String> words = java.util.List.of(args);
+        if (words.contains("run") || words.contains("dev")) {
+            // Logging first, here, with the format chosen: the classes loaded next log from their
+            // static state, and logging started by another thread meanwhile would have SLF4J queue
+            // this thread's calls and say so on stderr, a line that is no JSON.
+            org.slf4j.LoggerFactory.getILoggerFactory();
+            io.weir.kafka.ClientClasses.loadInBackground(); // beside the configuration's reading
         }
         System.exit(commandLine().execute(args));
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -13,14 +14,19 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.LoggingEvent;
 import ch.qos.logback.classic.util.LogbackMDCAdapter;
 import ch.qos.logback.core.ConsoleAppender;
+import ch.qos.logback.core.status.Status;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+@SuppressWarnings("unchecked")
 class WeirLogConfiguratorTest {
     private static final String[] PROPERTIES = {"WEIR_LOG_FORMAT", "WEIR_LOG_LEVEL", "logback.configurationFile"};
     private final Map<String, String> before = new HashMap<>();
@@ -89,9 +95,9 @@ class WeirLogConfiguratorTest {
         System.clearProperty("logback.configurationFile");
         System.clearProperty("WEIR_LOG_FORMAT");
         System.clearProperty("WEIR_LOG_LEVEL");
-        if (System.getenv("WEIR_LOG_FORMAT") != null || System.getenv("WEIR_LOG_LEVEL") != null) {
-            return; // the environment chooses here; the first test covers the choice
-        }
+        assumeTrue(
+                System.getenv("WEIR_LOG_FORMAT") == null && System.getenv("WEIR_LOG_LEVEL") == null,
+                "the environment chooses the format or level here; the first test covers the choice");
         LoggerContext context = configured(ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY);
 
         assertEquals(Level.INFO, context.getLogger("io.weir.app.Instance").getEffectiveLevel());
@@ -104,12 +110,43 @@ class WeirLogConfiguratorTest {
     }
 
     @Test
-    void aConfigurationFileOfOnesOwnIsLeftToLogback() {
-        System.setProperty("logback.configurationFile", "/etc/weir/logback.xml");
+    void aConfigurationFileOfOnesOwnIsLeftToLogback(@TempDir Path dir) throws Exception {
+        Path own = Files.writeString(dir.resolve("logback.xml"), "<configuration/>");
+        System.setProperty("logback.configurationFile", own.toString());
 
         LoggerContext context = configured(ExecutionStatus.INVOKE_NEXT_IF_ANY);
 
         assertNull(context.getLogger(Logger.ROOT_LOGGER_NAME).getAppender("CONSOLE"));
         assertNull(context.getLogger("io.weir").getLevel());
+    }
+
+    @Test
+    void aConfigurationFileThatDoesNotExistIsWarnedAboutAndWeirsLoggingIsUsed(@TempDir Path dir) {
+        // Left to logback, a missing file meant everything at DEBUG, in its own format, unmasked.
+        String missing = dir.resolve("not-mounted/logback.xml").toString();
+        System.setProperty("logback.configurationFile", missing);
+
+        LoggerContext context = configured(ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY);
+
+        assertTrue(context.getLogger(Logger.ROOT_LOGGER_NAME).getAppender("CONSOLE") != null);
+        assertEquals(
+                Level.WARN,
+                context.getLogger("org.apache.kafka.clients.consumer.KafkaConsumer")
+                        .getEffectiveLevel());
+        assertTrue(
+                context.getStatusManager().getCopyOfStatusList().stream()
+                        .anyMatch(st ->
+                                st.getLevel() == Status.WARN && st.getMessage().contains(missing)),
+                "a warning names the missing file");
+    }
+
+    @Test
+    void logbackFindsItAsAService() {
+        // A mistyped services file would leave logback's own fallback: DEBUG, no masking, no JSON.
+        LoggerContext live = (LoggerContext) org.slf4j.LoggerFactory.getILoggerFactory();
+        ConsoleAppender<ILoggingEvent> console = (ConsoleAppender<ILoggingEvent>)
+                live.getLogger(Logger.ROOT_LOGGER_NAME).getAppender("CONSOLE");
+        assertTrue(console != null && console.getEncoder() instanceof WeirEncoder, String.valueOf(console));
+        assertEquals(Level.WARN, live.getLogger("org.apache.kafka").getLevel());
     }
 }

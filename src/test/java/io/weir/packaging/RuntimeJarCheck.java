@@ -55,7 +55,9 @@ class RuntimeJarCheck {
                 "io/weir/cli/WeirCommand.class",
                 "org/apache/kafka/clients/producer/KafkaProducer.class",
                 "org/rocksdb/RocksDB.class",
-                "io/weir/examples/running-totals.yaml")) {
+                "io/weir/examples/running-totals.yaml",
+                // Logback finds Weir's logging set-up through it (else: DEBUG, unmasked).
+                "META-INF/services/ch.qos.logback.classic.spi.Configurator")) {
             assertTrue(names.contains(needed), needed + " missing from " + RUNTIME);
         }
     }
