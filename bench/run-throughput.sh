@@ -10,7 +10,8 @@
 # recordings of the running-totals runs, summarised by io.weir.bench.ProfileSummary), --repeat N
 # (each measured run N times; the table gives the median and the range), --broker own-jvm (the
 # broker in a JVM of its own, its CPU reported apart). MVN_FLAGS=-o builds offline; BENCH_JAVA_OPTS adds
-# options to the benchmark JVM (e.g. -XX:+UseTransparentHugePages).
+# options to the benchmark JVM (e.g. -XX:+UseTransparentHugePages); BENCH_GC chooses its collector
+# (default -XX:+UseParallelGC).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

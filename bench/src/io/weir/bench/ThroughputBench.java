@@ -396,15 +396,20 @@ public final class ThroughputBench {
 
     private static void report(Run run, Run ceiling) {
         System.out.printf(
-                "%s: %,d records in %.1f s = %,.0f records/s (%.0f %% of the copy; steady %,.0f records/s, %.0f %% of"
-                        + " the copy's; CPU machine / this JVM: %s)%n",
+                "%s: %,d records in %.1f s = %,.0f records/s (%.0f %% of the copy; %s; CPU machine / this JVM: %s)%n",
                 run.name,
                 run.records,
                 run.nanos / 1e9,
                 run.perSecond(),
                 100 * run.perSecond() / ceiling.perSecond(),
-                run.steady,
-                100 * run.steady / ceiling.steady,
+                Double.isNaN(run.steady)
+                        ? "no steady rate: too few changes of its progress"
+                        : String.format(
+                                "steady %,.0f records/s%s",
+                                run.steady,
+                                Double.isNaN(ceiling.steady)
+                                        ? ""
+                                        : String.format(", %.0f %% of the copy's", 100 * run.steady / ceiling.steady)),
                 run.cpu);
         System.out.println("  memory of this JVM after the run: " + memory());
     }
@@ -555,8 +560,13 @@ public final class ThroughputBench {
                 if (instance.stopped()) {
                     throw new IllegalStateException(application + " stopped", instance.awaitTermination());
                 }
-                seen += reader.poll(Duration.ofMillis(100)).count();
-                progress.observe(seen);
+                int read = reader.poll(Duration.ofMillis(100)).count();
+                seen += read;
+                if (read == 0) {
+                    // Caught up with what is committed: a change seen here is one commit's, not a
+                    // part of one read in polls of 500 (the last of which would come after the end).
+                    progress.observe(seen);
+                }
             }
             long nanos = System.nanoTime() - start;
             CpuSampler.Load load = cpu.stop();
@@ -675,17 +685,18 @@ public final class ThroughputBench {
                 "processing.state.dir="
                         + Path.of("target", "bench-state", application).toAbsolutePath()));
         sets.addAll(extraSettings);
-        // Weir at DEBUG: its log then times each step of a restart (producers initialised,
-        // checkpoints completed), which childTimes reads back.
-        String logging = "-DWEIR_LOG_LEVEL=DEBUG";
+        // Weir at DEBUG, as text: its log then times each step of a restart (producers
+        // initialised, checkpoints completed), which childTimes reads back.
+        List<String> logging = List.of("-DWEIR_LOG_LEVEL=DEBUG", "-DWEIR_LOG_FORMAT=text");
         // Without: the JDK's own default archive only, as a plain java start has.
-        List<String> jvmOptions = new ArrayList<>(List.of(logging));
+        List<String> jvmOptions = new ArrayList<>(logging);
         if (cds) {
             Path archive = Path.of("target", "bench-recovery.jsa").toAbsolutePath();
             Files.deleteIfExists(archive);
             String dump = "-XX:ArchiveClassesAtExit=" + archive;
             try (WeirProcess prime =
-                    WeirProcess.run(childClassPath(), application + "-prime", EXAMPLE, sets, logging, dump)) {
+                    WeirProcess.run(childClassPath(), application + "-prime", EXAMPLE, sets, logging.get(0),
+                            logging.get(1), dump)) {
                 prime.start();
                 while (committed(application) == 0) {
                     prime.assertAlive();

@@ -174,6 +174,21 @@ class TaskTest {
     }
 
     @Test
+    void aBurstEndsAtTheFirstSendWhoseCallbackReportedAFailure() throws Exception {
+        TaskRig rig = new TaskRig(1, true, 1, List.of(fanOut(10)));
+        IOException failure = new IOException("broker gone");
+        rig.outputs.failNextSend(failure);
+        rig.record(0, "k", "a", 1);
+
+        rig.run(1);
+
+        // With the broker unreachable each further send could block for max.block.ms.
+        assertEquals(List.of("a-0"), rig.outputs.values(1, TaskRig.SINK));
+        Task.OperatorFailure thrown = assertThrows(Task.OperatorFailure.class, () -> rig.run(1));
+        assertSame(failure, thrown.getCause());
+    }
+
+    @Test
     void aSendThatFailedBeforeTheBarrierPreventsTheAcknowledgement() throws Exception {
         TaskRig rig = new TaskRig(1, true, 1, COUNT);
         rig.outputs.failNextSend(new IOException("broker gone"));
