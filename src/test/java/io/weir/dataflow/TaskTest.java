@@ -258,14 +258,8 @@ class TaskTest {
 
         rig.run(3); // one batch: a, the barrier, b
 
-        List<String> first = new ArrayList<>();
-        List<String> second = new ArrayList<>();
-        for (int i = 0; i < fanOut; i++) {
-            first.add("a-" + i);
-            second.add("b-" + i);
-        }
-        assertEquals(first, rig.outputs.values(1, TaskRig.SINK));
-        assertEquals(second, rig.outputs.values(2, TaskRig.SINK));
+        assertEquals(fannedOut(fanOut, "a"), rig.outputs.values(1, TaskRig.SINK));
+        assertEquals(fannedOut(fanOut, "b"), rig.outputs.values(2, TaskRig.SINK));
         assertEquals(List.of(), rig.outputs.violations());
     }
 
@@ -295,13 +289,7 @@ class TaskTest {
             worker.shutdownNow();
         }
 
-        List<String> expected = new ArrayList<>();
-        for (String v : List.of("a", "b")) {
-            for (int i = 0; i < fanOut; i++) {
-                expected.add(v + "-" + i);
-            }
-        }
-        assertEquals(expected, rig.outputs.values(1, TaskRig.SINK));
+        assertEquals(fannedOut(fanOut, "a", "b"), rig.outputs.values(1, TaskRig.SINK));
     }
 
     @Test
@@ -327,11 +315,18 @@ class TaskTest {
             worker.shutdownNow();
         }
 
-        List<String> expected = new ArrayList<>();
-        for (int i = 0; i < fanOut; i++) {
-            expected.add("a-" + i);
+        assertEquals(fannedOut(fanOut, "a"), rig.outputs.values(1, TaskRig.SINK));
+    }
+
+    /** What {@link #fanOut} makes of {@code values}, in order: v-0 … v-(outputs-1) for each. */
+    private static List<String> fannedOut(int outputs, String... values) {
+        List<String> all = new ArrayList<>();
+        for (String v : values) {
+            for (int i = 0; i < outputs; i++) {
+                all.add(v + "-" + i);
+            }
         }
-        assertEquals(expected, rig.outputs.values(1, TaskRig.SINK));
+        return all;
     }
 
     private static Supplier<Operator> fanOut(int outputs) {
