@@ -35,13 +35,11 @@ public final class ClientClasses {
 
     private ClientClasses() {}
 
-    /** Starts loading them on a daemon thread; returns it. */
-    public static Thread loadInBackground() {
+    /** Starts loading them on a daemon thread. */
+    public static void loadInBackground() {
         Thread t = new Thread(ClientClasses::load, "weir-class-load");
         t.setDaemon(true);
-        t.setPriority(Thread.MIN_PRIORITY);
         t.start();
-        return t;
     }
 
     /** Initialises every entry point this version has; returns how many. */

@@ -25,8 +25,6 @@ import ch.qos.logback.core.spi.ContextAwareBase;
  * used, rather than logback's fallback of everything at DEBUG, unmasked.
  */
 public final class WeirLogConfigurator extends ContextAwareBase implements Configurator {
-    static final String PATTERN = "%d{HH:mm:ss.SSS} %-5level [%thread] %logger{36} - %msg%n";
-
     @Override
     public ExecutionStatus configure(LoggerContext context) {
         String own = System.getProperty("logback.configurationFile");
@@ -41,7 +39,6 @@ public final class WeirLogConfigurator extends ContextAwareBase implements Confi
         WeirEncoder encoder = new WeirEncoder();
         encoder.setContext(context);
         encoder.setFormat(setting("WEIR_LOG_FORMAT", "text"));
-        encoder.setPattern(PATTERN);
         encoder.start();
 
         ConsoleAppender<ILoggingEvent> console = new ConsoleAppender<>();
