@@ -71,6 +71,8 @@ public final class ThroughputBench {
     private final List<Boolean> recoveryCds;
     private final boolean verify;
     private final boolean skipCopy;
+    /** Only the recovery rounds: no warm-up, no throughput or latency runs. */
+    private final boolean onlyRecovery;
     private final int repeat;
     private final boolean ownJvmBroker;
     /** The broker's process with --broker own-jvm, else null. */
@@ -100,6 +102,7 @@ public final class ThroughputBench {
         this.extraSettings =
                 options.containsKey("set") ? List.of(options.get("set").split(",")) : List.of();
         this.skipCopy = options.containsKey("skip-copy");
+        this.onlyRecovery = options.containsKey("only-recovery");
         this.repeat = Integer.parseInt(options.getOrDefault("repeat", "1"));
         String broker = options.getOrDefault("broker", "in-process");
         if (!broker.equals("in-process") && !broker.equals("own-jvm")) {
@@ -117,7 +120,8 @@ public final class ThroughputBench {
      * them), --repeat N (each measured run N times in rounds; the table shows the median run and the
      * range of the ratios to the copy), --broker in-process|own-jvm (where the broker runs; own-jvm
      * reports its CPU apart), --recovery-cds off|on|both (recovery rounds without a class-data
-     * archive, with one like the image's, or both in one run: the default).
+     * archive, with one like the image's, or both in one run: the default), --only-recovery (the
+     * recovery rounds alone).
      */
     public static void main(String[] args) throws Exception {
         Map<String, String> options = new HashMap<>();
@@ -126,7 +130,7 @@ public final class ThroughputBench {
                 throw new IllegalArgumentException("expected --option, was " + args[i]);
             }
             String name = args[i].substring(2);
-            boolean flag = name.equals("verify") || name.equals("skip-copy");
+            boolean flag = name.equals("verify") || name.equals("skip-copy") || name.equals("only-recovery");
             options.put(name, flag ? "true" : args[++i]);
         }
         new ThroughputBench(options).run();
@@ -138,8 +142,9 @@ public final class ThroughputBench {
             this(name, records, nanos, cpu, Double.NaN);
         }
 
+        /** NaN for the copy when --skip-copy left it out. */
         double perSecond() {
-            return records * 1e9 / nanos;
+            return nanos == 0 ? Double.NaN : records * 1e9 / nanos;
         }
 
         /** CPU time of the whole JVM (job, broker, bench) per record, in microseconds. */
@@ -220,110 +225,14 @@ public final class ThroughputBench {
                     new Run("load (order generator, idempotent producer)", orders, System.nanoTime() - loadStart, null);
             System.out.printf("loaded in %.1f s (%,.0f records/s)%n", load.nanos / 1e9, load.perSecond());
 
-            // Warm-up: one unreported pass of every kind of run, so the measured runs compare steady
-            // states — measured cold, whichever run came first paid for class loading and JIT
-            // compilation (seen here: the same job at 42 % of the copy first and 65 % second). Each
-            // kind warms its own paths: after an at-least-once warm-up alone, the first exactly-once
-            // run still compiled ~2,400 methods (transactions, read_committed, in the broker too).
-            if (!skipCopy) {
-                copy("bench-copy-warmup");
-            }
-            runningTotals("bench-warmup-eo", true);
-            runningTotals("bench-warmup-alo", false);
-            twoStage("bench-warmup-two-stage");
-            System.out.println("(warm-up done)");
-            // Each measured run --repeat times, in rounds (copy, exactly-once, at-least-once,
-            // two-stage), so that a slow spell of the shared machine hits every kind alike; the
-            // table gives each kind's median run and the range of its ratios to its round's copy.
-            List<List<Run>> rounds = new ArrayList<>();
-            for (int round = 1; round <= repeat; round++) {
-                String suffix = repeat == 1 ? "" : "-" + round;
-                Run copy = skipCopy ? new Run("copy (skipped)", orders, 1, null) : copy("bench-copy" + suffix);
-                report(copy, copy);
-                Run eo = runningTotals("bench-eo" + suffix, true);
-                report(eo, copy);
-                Run alo = runningTotals("bench-alo" + suffix, false);
-                report(alo, copy);
-                Run twoStage = twoStage("bench-two-stage" + suffix);
-                report(twoStage, copy);
-                rounds.add(List.of(copy, eo, alo, twoStage));
-            }
-            List<Latency> latencies = new ArrayList<>();
-            if (latencySeconds > 0) {
-                latencies.add(latency("running totals (1 stage)", "lat-one-stage", EXAMPLE, "pipeline.2.sink.topic"));
-                latencies.add(latency("two-stage (key-by)", "lat-two-stage", TWO_STAGE, "pipeline.3.sink.topic"));
+            if (!onlyRecovery) {
+                throughput();
             }
             List<Recovery> recoveries = new ArrayList<>();
             for (boolean cds : recoveryCds) {
                 recoveries.addAll(recovery(cds));
             }
 
-            System.out.println();
-            System.out.println("| run | seconds | records/s | of the copy | steady records/s | of the copy's steady |"
-                    + " CPU: machine / this JVM (of 100 % = all cores) | JVM CPU µs per record"
-                    + (brokerProcess == null ? " (broker included)" : "")
-                    + " |" + (brokerProcess == null ? "" : " broker JVM CPU µs per record |"));
-            System.out.println(
-                    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |" + (brokerProcess == null ? "" : " ---: |"));
-            for (int kind = 0; kind < 4; kind++) {
-                int k = kind;
-                List<Run> runs = rounds.stream().map(r -> r.get(k)).toList();
-                List<Double> ratios = rounds.stream()
-                        .map(r -> r.get(k).perSecond() / r.get(0).perSecond())
-                        .sorted()
-                        .toList();
-                Run r = runs.stream()
-                        .sorted(java.util.Comparator.comparingDouble(Run::perSecond))
-                        .toList()
-                        .get(runs.size() / 2);
-                Run copy = rounds.get(runs.indexOf(r)).get(0);
-                String range = ratios.size() == 1
-                        ? ""
-                        : String.format(" (%.0f–%.0f %%)", 100 * ratios.get(0), 100 * ratios.get(ratios.size() - 1));
-                List<Double> steadyRatios = rounds.stream()
-                        .map(x -> x.get(k).steady / x.get(0).steady)
-                        .filter(x -> !x.isNaN())
-                        .sorted()
-                        .toList();
-                String steadyRange = steadyRatios.size() < 2
-                        ? ""
-                        : String.format(
-                                " (%.0f–%.0f %%)",
-                                100 * steadyRatios.get(0), 100 * steadyRatios.get(steadyRatios.size() - 1));
-                System.out.printf(
-                        "| %s | %.1f | %,.0f | %.0f %%%s | %s | %s%s | %s | %s |%s%n",
-                        r.name,
-                        r.nanos / 1e9,
-                        r.perSecond(),
-                        100 * r.perSecond() / copy.perSecond(),
-                        range,
-                        Double.isNaN(r.steady) ? "–" : String.format("%,.0f", r.steady),
-                        Double.isNaN(r.steady / copy.steady)
-                                ? "–"
-                                : String.format("%.0f %%", 100 * r.steady / copy.steady),
-                        steadyRange,
-                        r.cpu == null ? "" : r.cpu,
-                        r.cpuMicrosPerRecord(),
-                        brokerProcess == null ? "" : " " + r.brokerMicrosPerRecord() + " |");
-            }
-            if (!latencies.isEmpty()) {
-                System.out.println();
-                System.out.printf(
-                        "Visibility latency at %,d orders/s, exactly-once, 1 s checkpoints (input appended → output"
-                                + " readable by read_committed; the first 5 s are left out):%n",
-                        latencyRate);
-                System.out.println("| job | records | p50 ms | p99 ms | max ms |");
-                System.out.println("| --- | ---: | ---: | ---: | ---: |");
-                for (Latency l : latencies) {
-                    System.out.printf("| %s | %,d | %d | %d | %d |%n", l.name, l.records, l.p50, l.p99, l.max);
-                }
-                if (latencies.size() == 2) {
-                    System.out.printf(
-                            "added by the second stage: p50 %+d ms, p99 %+d ms%n",
-                            latencies.get(1).p50 - latencies.get(0).p50,
-                            latencies.get(1).p99 - latencies.get(0).p99);
-                }
-            }
             System.out.println();
             System.out.println("Recovery after kill -9 (exactly-once, child JVM, 1 s checkpoints; restarted at once"
                     + " after the killed process was gone):");
@@ -338,6 +247,112 @@ public final class ThroughputBench {
                         r.round, r.committedBeforeKill, r.killMillis, r.firstOutputMillis, r.childTimes);
             }
             admin.close();
+        }
+    }
+
+    /**
+     * The throughput runs (a warm-up of every kind, then --repeat rounds of copy, exactly-once,
+     * at-least-once, two-stage) and the visibility latency runs, each table printed at the end.
+     */
+    private void throughput() throws Exception {
+        // Warm-up: one unreported pass of every kind of run, so the measured runs compare steady
+        // states — measured cold, whichever run came first paid for class loading and JIT
+        // compilation (seen here: the same job at 42 % of the copy first and 65 % second). Each
+        // kind warms its own paths: after an at-least-once warm-up alone, the first exactly-once
+        // run still compiled ~2,400 methods (transactions, read_committed, in the broker too).
+        if (!skipCopy) {
+            copy("bench-copy-warmup");
+        }
+        runningTotals("bench-warmup-eo", true);
+        runningTotals("bench-warmup-alo", false);
+        twoStage("bench-warmup-two-stage");
+        System.out.println("(warm-up done)");
+        // Each measured run --repeat times, in rounds (copy, exactly-once, at-least-once,
+        // two-stage), so that a slow spell of the shared machine hits every kind alike; the
+        // table gives each kind's median run and the range of its ratios to its round's copy.
+        List<List<Run>> rounds = new ArrayList<>();
+        for (int round = 1; round <= repeat; round++) {
+            String suffix = repeat == 1 ? "" : "-" + round;
+            Run copy = skipCopy ? new Run("copy (skipped)", 0, 0, null) : copy("bench-copy" + suffix);
+            report(copy, copy);
+            Run eo = runningTotals("bench-eo" + suffix, true);
+            report(eo, copy);
+            Run alo = runningTotals("bench-alo" + suffix, false);
+            report(alo, copy);
+            Run twoStage = twoStage("bench-two-stage" + suffix);
+            report(twoStage, copy);
+            rounds.add(List.of(copy, eo, alo, twoStage));
+        }
+        List<Latency> latencies = new ArrayList<>();
+        if (latencySeconds > 0) {
+            latencies.add(latency("running totals (1 stage)", "lat-one-stage", EXAMPLE, "pipeline.2.sink.topic"));
+            latencies.add(latency("two-stage (key-by)", "lat-two-stage", TWO_STAGE, "pipeline.3.sink.topic"));
+        }
+        System.out.println();
+        System.out.println("| run | seconds | records/s | of the copy | steady records/s | of the copy's steady |"
+                + " CPU: machine / this JVM (of 100 % = all cores) | JVM CPU µs per record"
+                + (brokerProcess == null ? " (broker included)" : "")
+                + " |" + (brokerProcess == null ? "" : " broker JVM CPU µs per record |"));
+        System.out.println(
+                "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |" + (brokerProcess == null ? "" : " ---: |"));
+        for (int kind = 0; kind < 4; kind++) {
+            int k = kind;
+            List<Run> runs = rounds.stream().map(r -> r.get(k)).toList();
+            List<Double> ratios = rounds.stream()
+                    .map(r -> r.get(k).perSecond() / r.get(0).perSecond())
+                    .sorted()
+                    .toList();
+            Run r = runs.stream()
+                    .sorted(java.util.Comparator.comparingDouble(Run::perSecond))
+                    .toList()
+                    .get(runs.size() / 2);
+            Run copy = rounds.get(runs.indexOf(r)).get(0);
+            String range = ratios.size() == 1 || skipCopy
+                    ? ""
+                    : String.format(" (%.0f–%.0f %%)", 100 * ratios.get(0), 100 * ratios.get(ratios.size() - 1));
+            List<Double> steadyRatios = rounds.stream()
+                    .map(x -> x.get(k).steady / x.get(0).steady)
+                    .filter(x -> !x.isNaN())
+                    .sorted()
+                    .toList();
+            String steadyRange = steadyRatios.size() < 2
+                    ? ""
+                    : String.format(
+                            " (%.0f–%.0f %%)",
+                            100 * steadyRatios.get(0), 100 * steadyRatios.get(steadyRatios.size() - 1));
+            System.out.printf(
+                    "| %s | %.1f | %,.0f | %s%s | %s | %s%s | %s | %s |%s%n",
+                    r.name,
+                    r.nanos / 1e9,
+                    r.perSecond(),
+                    percent(r.perSecond() / copy.perSecond()),
+                    range,
+                    Double.isNaN(r.steady) ? "–" : String.format("%,.0f", r.steady),
+                    Double.isNaN(r.steady / copy.steady)
+                            ? "–"
+                            : String.format("%.0f %%", 100 * r.steady / copy.steady),
+                    steadyRange,
+                    r.cpu == null ? "" : r.cpu,
+                    r.cpuMicrosPerRecord(),
+                    brokerProcess == null ? "" : " " + r.brokerMicrosPerRecord() + " |");
+        }
+        if (!latencies.isEmpty()) {
+            System.out.println();
+            System.out.printf(
+                    "Visibility latency at %,d orders/s, exactly-once, 1 s checkpoints (input appended → output"
+                            + " readable by read_committed; the first 5 s are left out):%n",
+                    latencyRate);
+            System.out.println("| job | records | p50 ms | p99 ms | max ms |");
+            System.out.println("| --- | ---: | ---: | ---: | ---: |");
+            for (Latency l : latencies) {
+                System.out.printf("| %s | %,d | %d | %d | %d |%n", l.name, l.records, l.p50, l.p99, l.max);
+            }
+            if (latencies.size() == 2) {
+                System.out.printf(
+                        "added by the second stage: p50 %+d ms, p99 %+d ms%n",
+                        latencies.get(1).p50 - latencies.get(0).p50,
+                        latencies.get(1).p99 - latencies.get(0).p99);
+            }
         }
     }
 
@@ -395,13 +410,16 @@ public final class ThroughputBench {
     }
 
     private static void report(Run run, Run ceiling) {
+        if (run.nanos == 0) {
+            return; // the copy, skipped
+        }
         System.out.printf(
-                "%s: %,d records in %.1f s = %,.0f records/s (%.0f %% of the copy; %s; CPU machine / this JVM: %s)%n",
+                "%s: %,d records in %.1f s = %,.0f records/s (%s of the copy; %s; CPU machine / this JVM: %s)%n",
                 run.name,
                 run.records,
                 run.nanos / 1e9,
                 run.perSecond(),
-                100 * run.perSecond() / ceiling.perSecond(),
+                percent(run.perSecond() / ceiling.perSecond()),
                 Double.isNaN(run.steady)
                         ? "no steady rate: too few changes of its progress"
                         : String.format(
@@ -412,6 +430,11 @@ public final class ThroughputBench {
                                         : String.format(", %.0f %% of the copy's", 100 * run.steady / ceiling.steady)),
                 run.cpu);
         System.out.println("  memory of this JVM after the run: " + memory());
+    }
+
+    /** A share as a whole percentage; "–" when the copy was skipped. */
+    private static String percent(double share) {
+        return Double.isNaN(share) ? "–" : String.format("%.0f %%", 100 * share);
     }
 
     /** Resident set now and at its peak (Linux /proc/self/status), and the heap in use. */
@@ -690,6 +713,11 @@ public final class ThroughputBench {
         List<String> logging = List.of("-DWEIR_LOG_LEVEL=DEBUG", "-DWEIR_LOG_FORMAT=text");
         // Without: the JDK's own default archive only, as a plain java start has.
         List<String> jvmOptions = new ArrayList<>(logging);
+        // BENCH_CHILD_JAVA_OPTS: options for the restarted child alone (e.g. a profiler agent).
+        String childOptions = System.getenv().getOrDefault("BENCH_CHILD_JAVA_OPTS", "").strip();
+        if (!childOptions.isEmpty()) {
+            jvmOptions.addAll(List.of(childOptions.split("\\s+")));
+        }
         if (cds) {
             Path archive = Path.of("target", "bench-recovery.jsa").toAbsolutePath();
             Files.deleteIfExists(archive);

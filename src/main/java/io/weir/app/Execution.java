@@ -208,23 +208,27 @@ final class Execution implements SourceLoop.Execution {
                 .start();
         // Producers before the offsets: initialising them aborts what a crashed predecessor left
         // open, and until then its pending offsets would keep the committed offsets from resolving.
+        EpochProducers ahead = null;
         if (s.exactlyOnce()) {
             producerSlots = ctx.producerSlots();
             firstSlot = producerSlots.acquire(CLEANING_WAIT);
+            ahead = producerSlots.takeAhead(firstSlot); // the first execution's, initialised at start
         }
-        producers = s.exactlyOnce()
-                ? new TransactionalProducers(
-                        ctx.clients(),
-                        s.transactionalIdPrefix(),
-                        firstSlot,
-                        poolSize(s),
-                        s.transactionTimeout().toMillis(),
-                        s.checkpointTopic())
-                : new AtLeastOnceProducers(
-                        ctx.clients(),
-                        s.application() + "-" + s.instanceId(),
-                        s.checkpointTopic(),
-                        ctx.source()::commitOffsets);
+        producers = ahead != null
+                ? ahead
+                : s.exactlyOnce()
+                        ? new TransactionalProducers(
+                                ctx.clients(),
+                                s.transactionalIdPrefix(),
+                                firstSlot,
+                                poolSize(s),
+                                s.transactionTimeout().toMillis(),
+                                s.checkpointTopic())
+                        : new AtLeastOnceProducers(
+                                ctx.clients(),
+                                s.application() + "-" + s.instanceId(),
+                                s.checkpointTopic(),
+                                ctx.source()::commitOffsets);
         long producersTook = ctx.clock().getAsLong() - began;
         giveUpIf(ended);
         Map<String, List<TaskCheckpoint>> history =

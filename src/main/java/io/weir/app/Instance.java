@@ -26,6 +26,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -187,6 +188,7 @@ public final class Instance implements AutoCloseable {
             Thread preload = named("weir-rocksdb-load").newThread(org.rocksdb.RocksDB::loadLibrary);
             preload.start();
         }
+        producerSlots = new ProducerSlots(Execution.poolSize(settings));
         PartitionCounts partitionCounts = new PartitionCounts(clients, settings.checkpointTopic());
         var recordedCounts = partitionCounts.scanAsync(Duration.ofSeconds(60));
         int partitions;
@@ -211,6 +213,27 @@ public final class Instance implements AutoCloseable {
                         + "source), but " + String.join(" and ", counts));
             }
             took.mark("input topics");
+            if (settings.exactlyOnce()) {
+                // The first execution's producers: their ids depend on the instance alone, so they are
+                // initialised beside the checks below instead of after the group's assignment.
+                CompletableFuture<TransactionalProducers> init = new CompletableFuture<>();
+                named("weir-producer-init")
+                        .newThread(() -> {
+                            try {
+                                init.complete(new TransactionalProducers(
+                                        clients,
+                                        settings.transactionalIdPrefix(),
+                                        0,
+                                        Execution.poolSize(settings),
+                                        settings.transactionTimeout().toMillis(),
+                                        settings.checkpointTopic()));
+                            } catch (Throwable t) {
+                                init.completeExceptionally(t);
+                            }
+                        })
+                        .start();
+                producerSlots.initialiseAhead(init);
+            }
             topics.ensureInternal(settings.checkpointTopic(), settings.snapshotTopic());
             for (OutputTopic out : settings.outputs()) {
                 int count = out.partitions() == 0 ? partitions : out.partitions();
@@ -285,7 +308,6 @@ public final class Instance implements AutoCloseable {
             backgroundAdmin = clients.admin(clientId() + "-background");
         }
         departed = settings.exactlyOnce() ? new DepartedTransactions(clients, settings, backgroundAdmin) : null;
-        producerSlots = new ProducerSlots(Execution.poolSize(settings));
         purge = new RepartitionPurge(repartitions, backgroundAdmin, housekeeping, clock, 30_000);
         RestartStrategy restart = new RestartStrategy(settings.restart(), ThreadLocalRandom.current()::nextDouble);
         Standby standby = settings.standby() > 0 && backend instanceof RocksDbBackend rocksdb
@@ -530,6 +552,7 @@ public final class Instance implements AutoCloseable {
             }
         }
         if (producerSlots != null) {
+            producerSlots.closeAhead(); // when the instance was never assigned a partition
             // A stopped run whose workers hung aborts its transactions on a thread of its own; a
             // new instance with the same id in this JVM would otherwise meet it (and be fenced).
             try {

@@ -1,9 +1,12 @@
 package io.weir.app;
 
+import io.weir.kafka.EpochProducers;
 import java.time.Duration;
 import java.util.BitSet;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -27,6 +30,13 @@ import org.slf4j.LoggerFactory;
  * of the next one keeps an instance on its first block: a new block's producers would leave the
  * old block's transactions open until the broker's transaction timeout, and read_committed readers
  * and the group's committed offsets wait behind them.
+ *
+ * <p>The first block's producers can be initialised while the instance starts, before the group
+ * assigns anything ({@link #initialiseAhead}): their ids depend on the instance alone, and an
+ * initialisation is a few round trips to the transaction coordinator (more when it aborts what a
+ * crashed predecessor left open) that a restart would otherwise wait for after its assignment. The
+ * first execution that acquires the first block takes them ({@link #takeAhead}); every later one
+ * initialises its own, which aborts what the one before left open.
  */
 final class ProducerSlots {
     private static final Logger LOG = LoggerFactory.getLogger(ProducerSlots.class);
@@ -41,8 +51,54 @@ final class ProducerSlots {
      */
     private final Set<Cleaning> running = new HashSet<>();
 
+    /** The first block's producers being initialised ahead; null when never made or taken. */
+    private CompletableFuture<? extends EpochProducers> ahead;
+
     ProducerSlots(int blockSize) {
         this.blockSize = blockSize;
+    }
+
+    /** Keeps the first block's producers, initialised by {@code init}, for the first execution on it. */
+    synchronized void initialiseAhead(CompletableFuture<? extends EpochProducers> init) {
+        if (ahead != null) {
+            throw new IllegalStateException("the first block's producers are initialised ahead once");
+        }
+        ahead = init;
+    }
+
+    /**
+     * The producers initialised ahead, for an execution that acquired the block starting at {@code
+     * firstSlot}: waits for their initialisation. Null when the block is not the first, when they
+     * were taken already or never made, or when their initialisation failed (the execution makes its
+     * own, and meets the failure's cause again if it stays).
+     */
+    EpochProducers takeAhead(int firstSlot) {
+        CompletableFuture<? extends EpochProducers> init;
+        synchronized (this) {
+            if (firstSlot != 0 || ahead == null) {
+                return null;
+            }
+            init = ahead;
+            ahead = null;
+        }
+        try {
+            return init.join();
+        } catch (CompletionException | java.util.concurrent.CancellationException e) {
+            LOG.debug("the producers initialised ahead failed: {}", e.toString());
+            return null;
+        }
+    }
+
+    /** Closes the producers initialised ahead if no execution took them, once their initialisation ends. */
+    void closeAhead() {
+        CompletableFuture<? extends EpochProducers> init;
+        synchronized (this) {
+            init = ahead;
+            ahead = null;
+        }
+        if (init != null) {
+            init.thenAccept(EpochProducers::close);
+        }
     }
 
     /** The cleaning of one block, by the execution that held it. */

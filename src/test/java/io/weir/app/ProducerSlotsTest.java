@@ -3,9 +3,17 @@ package io.weir.app;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.weir.checkpoint.EpochOutput;
+import io.weir.checkpoint.TaskCheckpoint;
+import io.weir.element.InputPartition;
+import io.weir.kafka.EpochProducers;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -109,5 +117,75 @@ class ProducerSlotsTest {
         third.done();
         assertTrue(slots.awaitCleaned(WAIT));
         assertEquals(0, slots.acquire(WAIT));
+    }
+
+    @Test
+    void theProducersInitialisedAheadGoToTheFirstExecutionOnTheFirstBlockOnly() {
+        ProducerSlots slots = new ProducerSlots(2);
+        Producers ahead = new Producers();
+        CompletableFuture<Producers> init = new CompletableFuture<>();
+        slots.initialiseAhead(init);
+        int first = slots.acquire(WAIT);
+        int second = slots.acquire(WAIT);
+        assertNull(slots.takeAhead(second), "another block's execution got the first block's producers");
+        CompletableFuture<Object> taken = CompletableFuture.supplyAsync(() -> slots.takeAhead(first));
+        await("the take waits for the initialisation")
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> init.getNumberOfDependents() > 0);
+        assertFalse(taken.isDone());
+        init.complete(ahead);
+        assertSame(ahead, taken.join());
+        slots.release(first);
+        assertEquals(0, slots.acquire(WAIT));
+        assertNull(slots.takeAhead(0), "the producers initialised ahead were handed out twice");
+        slots.closeAhead();
+        assertFalse(ahead.closed, "producers in use were closed");
+    }
+
+    @Test
+    void producersInitialisedAheadThatNobodyTookAreClosedWithTheInstanceAndAFailedInitialisationGivesNone() {
+        ProducerSlots slots = new ProducerSlots(2);
+        Producers ahead = new Producers();
+        CompletableFuture<Producers> init = new CompletableFuture<>();
+        slots.initialiseAhead(init);
+        slots.closeAhead();
+        assertFalse(ahead.closed);
+        init.complete(ahead);
+        assertTrue(ahead.closed, "producers initialised after the close were left open");
+        assertNull(slots.takeAhead(slots.acquire(WAIT)), "closed producers were handed out");
+
+        ProducerSlots failing = new ProducerSlots(2);
+        failing.initialiseAhead(CompletableFuture.failedFuture(new IllegalStateException("broker gone")));
+        assertNull(failing.takeAhead(failing.acquire(WAIT)), "a failed initialisation was handed out");
+    }
+
+    /** Stands in for an execution's producers: only whether they were closed matters here. */
+    private static final class Producers implements EpochProducers {
+        volatile boolean closed;
+
+        @Override
+        public boolean canOpenEpoch() {
+            return true;
+        }
+
+        @Override
+        public void openEpoch(long epoch) {}
+
+        @Override
+        public EpochOutput output(long epoch) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void commit(
+                long checkpointId, List<TaskCheckpoint> tasks, Map<InputPartition, Long> positions, Object token) {}
+
+        @Override
+        public void abortOpen() {}
+
+        @Override
+        public void close() {
+            closed = true;
+        }
     }
 }

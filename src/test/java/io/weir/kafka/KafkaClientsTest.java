@@ -1,6 +1,7 @@
 package io.weir.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -50,5 +51,29 @@ class KafkaClientsTest {
                 "200",
                 tuned.sourceConsumerProperties("g", "i", "c", true, java.util.Set::of)
                         .get("fetch.max.wait.ms"));
+    }
+
+    @Test
+    void clientsRegisterNoJmxBeansForTheirMetricsUnlessTheUserAsksForTheJmxReporter() throws Exception {
+        javax.management.MBeanServer jmx = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        KafkaClients defaults = new KafkaClients("localhost:1", Map.of(), Map.of(), Map.of(), Map.of());
+        try (var admin = defaults.admin("jmx-off")) {
+            assertTrue(
+                    jmx.queryNames(new javax.management.ObjectName("kafka.admin.client:client-id=jmx-off,*"), null)
+                            .isEmpty(),
+                    "the admin client's metrics were registered as MBeans");
+        }
+        KafkaClients asked = new KafkaClients(
+                "localhost:1",
+                Map.of("metric.reporters", "org.apache.kafka.common.metrics.JmxReporter"),
+                Map.of(),
+                Map.of(),
+                Map.of());
+        try (var admin = asked.admin("jmx-on")) {
+            assertFalse(
+                    jmx.queryNames(new javax.management.ObjectName("kafka.admin.client:client-id=jmx-on,*"), null)
+                            .isEmpty(),
+                    "metric.reporters in kafka.properties was not honoured");
+        }
     }
 }
