@@ -189,7 +189,14 @@ public final class Instance implements AutoCloseable {
             preload.start();
         }
         producerSlots = new ProducerSlots(Execution.poolSize(settings));
-        PartitionCounts partitionCounts = new PartitionCounts(clients, settings.checkpointTopic());
+        // One read of the checkpoint topic, begun here: it finds the partition counts recorded, and
+        // the first restore continues it instead of reading the topic from the beginning.
+        checkpoints = new CheckpointReader(clients, settings.checkpointTopic());
+        PartitionCounts partitionCounts = new PartitionCounts(
+                clients,
+                settings.checkpointTopic(),
+                checkpoints,
+                settings.state().retain());
         var recordedCounts = partitionCounts.scanAsync(Duration.ofSeconds(60));
         int partitions;
         try (Admin admin = clients.admin(settings.application() + "-admin")) {
@@ -297,7 +304,6 @@ public final class Instance implements AutoCloseable {
                     "cannot use " + settings.localStateDir() + " for RocksDB state " + "(processing.state.dir): " + e,
                     e);
         }
-        checkpoints = new CheckpointReader(clients, settings.checkpointTopic());
         coordinatorLoop = Executors.newSingleThreadScheduledExecutor(named("weir-coordinator"));
         uploads = Executors.newFixedThreadPool(2, named("weir-upload"));
         committer = Executors.newSingleThreadExecutor(named("weir-committer"));

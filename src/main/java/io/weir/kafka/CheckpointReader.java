@@ -28,6 +28,10 @@ import org.apache.kafka.common.TopicPartition;
  * zombie and the new owner both completed it) the later one wins; either is a consistent pair of
  * state and positions.
  *
+ * <p>Besides the tasks' checkpoints it keeps the partition counts the job recorded ({@link
+ * PartitionCounts}): an instance's first read, at its start, serves that check and the first
+ * restore alike.
+ *
  * <p>The reader keeps its consumer and what it read: the next call reads only what was appended
  * since, up to the topic's end then (the last stable offset). A restore at each rebalance and a
  * standby's round every few seconds would otherwise read the whole topic again — up to ten minutes
@@ -51,6 +55,10 @@ public final class CheckpointReader implements AutoCloseable {
     private int depth;
     /** Records read since this reader was made; for tests. */
     private volatile long recordsRead;
+    /** The last {@link PartitionCounts#KEY} record's value as read so far; null: none. */
+    private byte[] partitionCounts;
+    /** Whether a task's checkpoint record was read. */
+    private boolean anyCheckpoint;
 
     private final ReentrantLock lock = new ReentrantLock();
 
@@ -86,7 +94,33 @@ public final class CheckpointReader implements AutoCloseable {
         return read(tasks, depth, timeout, true);
     }
 
+    /** What the topic holds besides the tasks' checkpoints, as of its end now. */
+    record Recorded(byte[] partitionCounts, boolean anyCheckpoint) {}
+
+    /**
+     * The partition counts recorded and whether any task has a checkpoint, read to the topic's end,
+     * keeping up to {@code depth} checkpoints per task for the {@link #history} calls that follow
+     * (with the same depth, they read only what was appended since).
+     */
+    Recorded recorded(int depth, Duration timeout) throws IOException {
+        return read(depth, timeout, false, () -> new Recorded(partitionCounts, anyCheckpoint));
+    }
+
     private Map<String, List<TaskCheckpoint>> read(Set<String> tasks, int depth, Duration timeout, boolean fresh)
+            throws IOException {
+        return read(depth, timeout, fresh, () -> {
+            Map<String, List<TaskCheckpoint>> result = new HashMap<>();
+            read.forEach((task, h) -> {
+                if (tasks == null || tasks.contains(task)) {
+                    List<TaskCheckpoint> all = List.copyOf(h);
+                    result.put(task, all.subList(Math.max(0, all.size() - depth), all.size()));
+                }
+            });
+            return result;
+        });
+    }
+
+    private <T> T read(int depth, Duration timeout, boolean fresh, java.util.function.Supplier<T> result)
             throws IOException {
         try {
             // Not synchronized: a read abandoned by a stopped restore, or a standby round, may hold the
@@ -115,14 +149,7 @@ public final class CheckpointReader implements AutoCloseable {
                     reset();
                 }
             }
-            Map<String, List<TaskCheckpoint>> result = new HashMap<>();
-            read.forEach((task, h) -> {
-                if (tasks == null || tasks.contains(task)) {
-                    List<TaskCheckpoint> all = List.copyOf(h);
-                    result.put(task, all.subList(Math.max(0, all.size() - depth), all.size()));
-                }
-            });
-            return result;
+            return result.get();
         } finally {
             lock.unlock();
         }
@@ -167,12 +194,14 @@ public final class CheckpointReader implements AutoCloseable {
         }
         String task = new String(r.key(), StandardCharsets.UTF_8);
         if (PartitionCounts.KEY.equals(task)) {
+            partitionCounts = r.value();
             return;
         }
         if (r.value() == null) {
             read.remove(task);
             return;
         }
+        anyCheckpoint = true;
         Deque<TaskCheckpoint> h = read.computeIfAbsent(task, t -> new ArrayDeque<>());
         TaskCheckpoint c = CheckpointRecords.decode(r.value());
         long newest = h.isEmpty() ? 0 : h.peekLast().checkpointId();
@@ -191,6 +220,8 @@ public final class CheckpointReader implements AutoCloseable {
     /** Forgets what was read and the consumer: the next call reads from the beginning. */
     private void reset() {
         read.clear();
+        partitionCounts = null;
+        anyCheckpoint = false;
         if (consumer != null) {
             try {
                 consumer.close(Duration.ZERO);

@@ -5,19 +5,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.PartitionInfo;
-import org.apache.kafka.common.TopicPartition;
 
 /**
  * The partition counts a job's keyed state is split by, kept in {@code <app>-checkpoints} under
@@ -25,6 +20,10 @@ import org.apache.kafka.common.TopicPartition;
  * key's state lives in the task of the partition the key hashes to; with another partition count
  * keys hash elsewhere and their tasks would start them from zero. So a job whose input or
  * repartition topics changed their count since its checkpoints were taken is refused at start.
+ *
+ * <p>The counts are read by the instance's {@link CheckpointReader} at the start of the instance,
+ * beside its other checks: that one read of the checkpoint topic is the one the first restore then
+ * only continues.
  */
 public final class PartitionCounts {
     /** Not a task name: those end in {@code -<partition>}. */
@@ -34,10 +33,18 @@ public final class PartitionCounts {
 
     private final KafkaClients clients;
     private final String topic;
+    private final CheckpointReader reader;
+    private final int depth;
 
-    public PartitionCounts(KafkaClients clients, String checkpointTopic) {
+    /**
+     * Reads the recorded counts with {@code reader}, the instance's reader of the checkpoint topic,
+     * keeping {@code depth} checkpoints per task: the read a restore then continues from.
+     */
+    public PartitionCounts(KafkaClients clients, String checkpointTopic, CheckpointReader reader, int depth) {
         this.clients = clients;
         this.topic = checkpointTopic;
+        this.reader = reader;
+        this.depth = depth;
     }
 
     /**
@@ -153,39 +160,18 @@ public final class PartitionCounts {
     /** What a read of the checkpoint topic found. */
     public record Scan(Optional<Map<String, Integer>> counts, boolean hasCheckpoints) {}
 
-    /** The last recorded counts (read_uncommitted: they are written without a transaction). */
+    /**
+     * The last recorded counts, read with the instance's checkpoint reader (read_committed: the
+     * counts are written without a transaction, so only a crashed predecessor's open transaction
+     * before them hides them, until the first producers abort it; the check then sees the counts
+     * before them and records the current ones again).
+     */
     private Scan scan(Duration timeout) throws IOException {
-        Optional<Map<String, Integer>> counts = Optional.empty();
-        boolean hasCheckpoints = false;
-        try (KafkaConsumer<byte[], byte[]> consumer = clients.reader(topic + "-partition-counts", false)) {
-            List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
-            if (infos == null || infos.isEmpty()) {
-                throw new IOException("checkpoint topic " + topic + " does not exist");
-            }
-            List<TopicPartition> parts = infos.stream()
-                    .map(i -> new TopicPartition(topic, i.partition()))
-                    .toList();
-            consumer.assign(parts);
-            consumer.seekToBeginning(parts);
-            Map<TopicPartition, Long> end = consumer.endOffsets(parts, timeout);
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                if (System.nanoTime() > deadline) {
-                    throw new IOException("reading " + topic + " to its end took longer than " + timeout);
-                }
-                for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
-                    if (r.key() == null || r.value() == null) {
-                        continue;
-                    }
-                    if (KEY.equals(new String(r.key(), StandardCharsets.UTF_8))) {
-                        counts = Optional.of(JSON.readValue(r.value(), new TypeReference<Map<String, Integer>>() {}));
-                    } else {
-                        hasCheckpoints = true;
-                    }
-                }
-            }
-        }
-        return new Scan(counts, hasCheckpoints);
+        CheckpointReader.Recorded recorded = reader.recorded(depth, timeout);
+        Optional<Map<String, Integer>> counts = recorded.partitionCounts() == null
+                ? Optional.empty()
+                : Optional.of(JSON.readValue(recorded.partitionCounts(), new TypeReference<Map<String, Integer>>() {}));
+        return new Scan(counts, recorded.anyCheckpoint());
     }
 
     private void write(Map<String, Integer> counts) throws IOException {

@@ -1,6 +1,9 @@
 package io.weir.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weir.checkpoint.TaskCheckpoint;
 import io.weir.element.InputPartition;
@@ -58,6 +61,37 @@ class CheckpointReaderIT {
                 reader.history(null, 3, Duration.ofSeconds(30)).get("t-0").stream()
                         .map(TaskCheckpoint::checkpointId)
                         .toList());
+    }
+
+    @Test
+    void theStartsReadFindsThePartitionCountsAndTheRestoreAfterItReadsOnlyWhatWasAppendedSince() throws Exception {
+        String topic = KafkaFixture.createTopic(KafkaFixture.uniqueTopic("checkpoints"), 1);
+        try (CheckpointReader reader = new CheckpointReader(KafkaClients.of(KafkaFixture.bootstrap()), topic)) {
+            CheckpointReader.Recorded nothing = reader.recorded(3, Duration.ofSeconds(30));
+            assertNull(nothing.partitionCounts());
+            assertFalse(nothing.anyCheckpoint());
+
+            try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(
+                    KafkaFixture.producerConfig(), new ByteArraySerializer(), new ByteArraySerializer())) {
+                producer.send(new ProducerRecord<>(
+                        topic,
+                        PartitionCounts.KEY.getBytes(StandardCharsets.UTF_8),
+                        "{\"orders\":2}".getBytes(StandardCharsets.UTF_8)));
+            }
+            append(topic, checkpoint("t-0", 1, 10));
+            CheckpointReader.Recorded recorded = reader.recorded(3, Duration.ofSeconds(30));
+            assertEquals("{\"orders\":2}", new String(recorded.partitionCounts(), StandardCharsets.UTF_8));
+            assertTrue(recorded.anyCheckpoint());
+
+            long readAtStart = reader.recordsRead();
+            append(topic, checkpoint("t-0", 2, 20));
+            List<TaskCheckpoint> history = reader.history(java.util.Set.of("t-0"), 3, Duration.ofSeconds(30))
+                    .get("t-0");
+            assertEquals(
+                    List.of(1L, 2L),
+                    history.stream().map(TaskCheckpoint::checkpointId).toList());
+            assertEquals(1, reader.recordsRead() - readAtStart, "the restore read the topic again");
+        }
     }
 
     @Test
