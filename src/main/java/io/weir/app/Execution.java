@@ -232,6 +232,13 @@ final class Execution implements SourceLoop.Execution {
                                 s.application() + "-" + s.instanceId(),
                                 s.checkpointTopic(),
                                 ctx.source()::commitOffsets);
+        if (producers instanceof TransactionalProducers transactional) {
+            Set<String> topics = new TreeSet<>();
+            assigned.forEach(ip -> topics.add(ip.topic())); // the offsets each commit sends
+            topics.add(s.checkpointTopic());
+            s.outputs().forEach(o -> topics.add(o.name()));
+            transactional.warmMetadata(topics);
+        }
         long producersTook = ctx.clock().getAsLong() - began;
         giveUpIf(ended);
         Map<String, List<TaskCheckpoint>> history =

@@ -83,6 +83,32 @@ public final class TransactionalProducers implements EpochProducers {
                 firstSlot + size - 1);
     }
 
+    /**
+     * Has every producer fetch the metadata of {@code topics} (which exist) on a thread of its own,
+     * without waiting for it: an epoch's first send to a topic and a commit's offsets otherwise
+     * wait for that fetch, one round trip each on the way to a restart's first output. A failure
+     * is left to the send that meets it.
+     */
+    public void warmMetadata(java.util.Collection<String> topics) {
+        List<String> names = List.copyOf(new java.util.TreeSet<>(topics));
+        for (KafkaProducer<byte[], byte[]> p : slots) {
+            Thread t = new Thread(
+                    () -> {
+                        for (String topic : names) {
+                            try {
+                                p.partitionsFor(topic);
+                            } catch (RuntimeException e) {
+                                LOG.debug("fetching the metadata of {} ahead failed: {}", topic, e.toString());
+                                return; // closed, or the broker unreachable: the sends will tell
+                            }
+                        }
+                    },
+                    "weir-producer-metadata");
+            t.setDaemon(true);
+            t.start();
+        }
+    }
+
     /** Aborts whatever a transactional id left open, by initialising a producer under it. */
     public static void abortLeftover(KafkaClients clients, String transactionalId, long transactionTimeoutMs) {
         KafkaProducer<byte[], byte[]> p = clients.transactionalProducer(transactionalId, transactionTimeoutMs);
