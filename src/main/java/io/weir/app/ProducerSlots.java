@@ -89,16 +89,28 @@ final class ProducerSlots {
         }
     }
 
-    /** Closes the producers initialised ahead if no execution took them, once their initialisation ends. */
-    void closeAhead() {
+    /**
+     * Closes the producers initialised ahead if no execution took them: waits at most {@code wait}
+     * for their initialisation (a new instance with the same id in this JVM would otherwise meet a
+     * late one, and be fenced), else closes them once it ends.
+     */
+    void closeAhead(Duration wait) {
         CompletableFuture<? extends EpochProducers> init;
         synchronized (this) {
             init = ahead;
             ahead = null;
         }
-        if (init != null) {
-            init.thenAccept(EpochProducers::close);
+        if (init == null) {
+            return;
         }
+        try {
+            init.get(wait.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            // failed: nothing to close; still initialising: closed when it ends
+        }
+        init.thenAccept(EpochProducers::close);
     }
 
     /** The cleaning of one block, by the execution that held it. */

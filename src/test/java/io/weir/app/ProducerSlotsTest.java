@@ -138,7 +138,7 @@ class ProducerSlotsTest {
         slots.release(first);
         assertEquals(0, slots.acquire(WAIT));
         assertNull(slots.takeAhead(0), "the producers initialised ahead were handed out twice");
-        slots.closeAhead();
+        slots.closeAhead(WAIT);
         assertFalse(ahead.closed, "producers in use were closed");
     }
 
@@ -148,11 +148,23 @@ class ProducerSlotsTest {
         Producers ahead = new Producers();
         CompletableFuture<Producers> init = new CompletableFuture<>();
         slots.initialiseAhead(init);
-        slots.closeAhead();
+        slots.closeAhead(Duration.ofMillis(10));
         assertFalse(ahead.closed);
         init.complete(ahead);
         assertTrue(ahead.closed, "producers initialised after the close were left open");
         assertNull(slots.takeAhead(slots.acquire(WAIT)), "closed producers were handed out");
+
+        // A close during the initialisation waits for it and closes what it made at once.
+        ProducerSlots closing = new ProducerSlots(2);
+        Producers late = new Producers();
+        CompletableFuture<Producers> lateInit = new CompletableFuture<>();
+        closing.initialiseAhead(lateInit);
+        CompletableFuture.runAsync(() -> {
+            await().atMost(Duration.ofSeconds(30)).until(() -> lateInit.getNumberOfDependents() > 0);
+            lateInit.complete(late);
+        });
+        closing.closeAhead(WAIT);
+        assertTrue(late.closed, "the close did not wait for the initialisation under way");
 
         ProducerSlots failing = new ProducerSlots(2);
         failing.initialiseAhead(CompletableFuture.failedFuture(new IllegalStateException("broker gone")));
