@@ -9,7 +9,8 @@
 # --recovery-rounds N, --verify (check each job's output with the verifier), --profile DIR (JFR
 # recordings of the running-totals runs, summarised by io.weir.bench.ProfileSummary), --repeat N
 # (each measured run N times; the table gives the median and the range), --broker own-jvm (the
-# broker in a JVM of its own, its CPU reported apart). MVN_FLAGS=-o builds offline; BENCH_JAVA_OPTS adds
+# broker in a JVM of its own, its CPU reported apart), --only-recovery (the kill -9 rounds alone;
+# BENCH_CHILD_JAVA_OPTS adds options to their child JVM). MVN_FLAGS=-o builds offline; BENCH_JAVA_OPTS adds
 # options to the benchmark JVM (e.g. -XX:+UseTransparentHugePages); BENCH_GC chooses its collector
 # (default -XX:+UseParallelGC).
 set -euo pipefail
