@@ -223,23 +223,7 @@ public final class Instance implements AutoCloseable {
             if (settings.exactlyOnce()) {
                 // The first execution's producers: their ids depend on the instance alone, so they are
                 // initialised beside the checks below instead of after the group's assignment.
-                CompletableFuture<TransactionalProducers> init = new CompletableFuture<>();
-                named("weir-producer-init")
-                        .newThread(() -> {
-                            try {
-                                init.complete(new TransactionalProducers(
-                                        clients,
-                                        settings.transactionalIdPrefix(),
-                                        0,
-                                        Execution.poolSize(settings),
-                                        settings.transactionTimeout().toMillis(),
-                                        settings.checkpointTopic()));
-                            } catch (Throwable t) {
-                                init.completeExceptionally(t);
-                            }
-                        })
-                        .start();
-                producerSlots.initialiseAhead(init);
+                producerSlots.initialiseAhead(this::initialiseProducers);
             }
             topics.ensureInternal(settings.checkpointTopic(), settings.snapshotTopic());
             for (OutputTopic out : settings.outputs()) {
@@ -378,6 +362,27 @@ public final class Instance implements AutoCloseable {
                 settings.exactlyOnce() ? "exactly-once" : "at-least-once",
                 partitions,
                 took);
+    }
+
+    /** Starts initialising, on a thread of its own, the producers of the block starting at {@code firstSlot}. */
+    private CompletableFuture<TransactionalProducers> initialiseProducers(int firstSlot) {
+        CompletableFuture<TransactionalProducers> init = new CompletableFuture<>();
+        named("weir-producer-init")
+                .newThread(() -> {
+                    try {
+                        init.complete(new TransactionalProducers(
+                                clients,
+                                settings.transactionalIdPrefix(),
+                                firstSlot,
+                                Execution.poolSize(settings),
+                                settings.transactionTimeout().toMillis(),
+                                settings.checkpointTopic()));
+                    } catch (Throwable t) {
+                        init.completeExceptionally(t);
+                    }
+                })
+                .start();
+        return init;
     }
 
     /** How long each part of {@link #start()} took, for its log line. */

@@ -3,12 +3,16 @@ package io.weir.app;
 import io.weir.kafka.EpochProducers;
 import java.time.Duration;
 import java.util.BitSet;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,8 +39,11 @@ import org.slf4j.LoggerFactory;
  * assigns anything ({@link #initialiseAhead}): their ids depend on the instance alone, and an
  * initialisation is a few round trips to the transaction coordinator (more when it aborts what a
  * crashed predecessor left open) that a restart would otherwise wait for after its assignment. The
- * first execution that acquires the first block takes them ({@link #takeAhead}); every later one
- * initialises its own, which aborts what the one before left open.
+ * first execution that acquires the first block takes them ({@link #takeAhead}), which starts the
+ * second block's initialisation for the execution that may run beside it (a cooperative rebalance
+ * adds partitions as a run of their own: a join's second round, another member's leave). Every
+ * later execution on a block initialises its own producers, which aborts what the one before left
+ * open.
  */
 final class ProducerSlots {
     private static final Logger LOG = LoggerFactory.getLogger(ProducerSlots.class);
@@ -51,35 +58,44 @@ final class ProducerSlots {
      */
     private final Set<Cleaning> running = new HashSet<>();
 
-    /** The first block's producers being initialised ahead; null when never made or taken. */
-    private CompletableFuture<? extends EpochProducers> ahead;
+    /** Starts the initialisation of a block's producers, given its first slot; null: nothing ahead. */
+    private IntFunction<CompletableFuture<? extends EpochProducers>> initialiser;
+    /** Per block, its producers being initialised ahead and not taken yet. */
+    private final Map<Integer, CompletableFuture<? extends EpochProducers>> ahead = new HashMap<>();
 
     ProducerSlots(int blockSize) {
         this.blockSize = blockSize;
     }
 
-    /** Keeps the first block's producers, initialised by {@code init}, for the first execution on it. */
-    synchronized void initialiseAhead(CompletableFuture<? extends EpochProducers> init) {
-        if (ahead != null) {
-            throw new IllegalStateException("the first block's producers are initialised ahead once");
+    /**
+     * Starts initialising the first block's producers with {@code init} (given a block's first slot,
+     * it starts the initialisation of that block's producers), for the first execution on it.
+     */
+    synchronized void initialiseAhead(IntFunction<CompletableFuture<? extends EpochProducers>> init) {
+        if (initialiser != null) {
+            throw new IllegalStateException("producers are initialised ahead from one initialiser");
         }
-        ahead = init;
+        initialiser = init;
+        ahead.put(0, init.apply(0));
     }
 
     /**
-     * The producers initialised ahead, for an execution that acquired the block starting at {@code
-     * firstSlot}: waits for their initialisation. Null when the block is not the first, when they
-     * were taken already or never made, or when their initialisation failed (the execution makes its
-     * own, and meets the failure's cause again if it stays).
+     * The producers initialised ahead for the block starting at {@code firstSlot}, for the
+     * execution that acquired it: waits for their initialisation. Null when none were (or they
+     * were taken already), or when their initialisation failed (the execution makes its own, and
+     * meets the failure's cause again if it stays). Taking the first block's starts the second's.
      */
     EpochProducers takeAhead(int firstSlot) {
         CompletableFuture<? extends EpochProducers> init;
         synchronized (this) {
-            if (firstSlot != 0 || ahead == null) {
+            int block = firstSlot / blockSize;
+            init = ahead.remove(block);
+            if (init == null) {
                 return null;
             }
-            init = ahead;
-            ahead = null;
+            if (block == 0) {
+                ahead.put(1, initialiser.apply(blockSize)); // for an execution beside this one
+            }
         }
         try {
             return init.join();
@@ -90,27 +106,28 @@ final class ProducerSlots {
     }
 
     /**
-     * Closes the producers initialised ahead if no execution took them: waits at most {@code wait}
-     * for their initialisation (a new instance with the same id in this JVM would otherwise meet a
-     * late one, and be fenced), else closes them once it ends.
+     * Closes the producers initialised ahead that no execution took: waits at most {@code wait} for
+     * their initialisation (a new instance with the same id in this JVM would otherwise meet a late
+     * one, and be fenced), else closes them once it ends.
      */
     void closeAhead(Duration wait) {
-        CompletableFuture<? extends EpochProducers> init;
+        List<CompletableFuture<? extends EpochProducers>> left;
         synchronized (this) {
-            init = ahead;
-            ahead = null;
+            left = List.copyOf(ahead.values());
+            ahead.clear();
+            initialiser = null;
         }
-        if (init == null) {
-            return;
+        long deadline = System.nanoTime() + wait.toNanos();
+        for (CompletableFuture<? extends EpochProducers> init : left) {
+            try {
+                init.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                // failed: nothing to close; still initialising: closed when it ends
+            }
+            init.thenAccept(EpochProducers::close);
         }
-        try {
-            init.get(wait.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            // failed: nothing to close; still initialising: closed when it ends
-        }
-        init.thenAccept(EpochProducers::close);
     }
 
     /** The cleaning of one block, by the execution that held it. */

@@ -120,26 +120,36 @@ class ProducerSlotsTest {
     }
 
     @Test
-    void theProducersInitialisedAheadGoToTheFirstExecutionOnTheFirstBlockOnly() {
+    void theFirstExecutionGetsTheFirstBlocksProducersInitialisedAheadAndTheSecondBlocksStartThen() {
         ProducerSlots slots = new ProducerSlots(2);
-        Producers ahead = new Producers();
-        CompletableFuture<Producers> init = new CompletableFuture<>();
-        slots.initialiseAhead(init);
+        Map<Integer, CompletableFuture<Producers>> inits = new java.util.concurrent.ConcurrentHashMap<>();
+        slots.initialiseAhead(firstSlot -> inits.computeIfAbsent(firstSlot, s -> new CompletableFuture<>()));
+        assertEquals(java.util.Set.of(0), inits.keySet(), "only the first block starts with the instance");
         int first = slots.acquire(WAIT);
         int second = slots.acquire(WAIT);
-        assertNull(slots.takeAhead(second), "another block's execution got the first block's producers");
+        assertNull(slots.takeAhead(second), "the second block's execution got producers before the first");
+
+        Producers ahead = new Producers();
         CompletableFuture<Object> taken = CompletableFuture.supplyAsync(() -> slots.takeAhead(first));
         await("the take waits for the initialisation")
                 .atMost(Duration.ofSeconds(30))
-                .until(() -> init.getNumberOfDependents() > 0);
+                .until(() -> inits.get(0).getNumberOfDependents() > 0);
         assertFalse(taken.isDone());
-        init.complete(ahead);
+        inits.get(0).complete(ahead);
         assertSame(ahead, taken.join());
+        assertEquals(java.util.Set.of(0, 2), inits.keySet(), "taking the first block's did not start the second's");
+
+        Producers beside = new Producers();
+        inits.get(2).complete(beside);
+        slots.release(second);
+        assertEquals(2, slots.acquire(WAIT));
+        assertSame(beside, slots.takeAhead(2), "the execution beside the first did not get the second block's");
         slots.release(first);
         assertEquals(0, slots.acquire(WAIT));
         assertNull(slots.takeAhead(0), "the producers initialised ahead were handed out twice");
+        assertEquals(java.util.Set.of(0, 2), inits.keySet(), "more blocks than two were initialised ahead");
         slots.closeAhead(WAIT);
-        assertFalse(ahead.closed, "producers in use were closed");
+        assertFalse(ahead.closed || beside.closed, "producers in use were closed");
     }
 
     @Test
@@ -147,27 +157,31 @@ class ProducerSlotsTest {
         ProducerSlots slots = new ProducerSlots(2);
         Producers ahead = new Producers();
         CompletableFuture<Producers> init = new CompletableFuture<>();
-        slots.initialiseAhead(init);
+        slots.initialiseAhead(firstSlot -> init);
         slots.closeAhead(Duration.ofMillis(10));
         assertFalse(ahead.closed);
         init.complete(ahead);
         assertTrue(ahead.closed, "producers initialised after the close were left open");
         assertNull(slots.takeAhead(slots.acquire(WAIT)), "closed producers were handed out");
 
-        // A close during the initialisation waits for it and closes what it made at once.
+        // A close during the initialisation waits for it and closes what it made at once; the second
+        // block's producers, started when the first's were taken and never taken, are closed too.
         ProducerSlots closing = new ProducerSlots(2);
+        Producers first = new Producers();
         Producers late = new Producers();
         CompletableFuture<Producers> lateInit = new CompletableFuture<>();
-        closing.initialiseAhead(lateInit);
+        closing.initialiseAhead(firstSlot -> firstSlot == 0 ? CompletableFuture.completedFuture(first) : lateInit);
+        assertSame(first, closing.takeAhead(closing.acquire(WAIT)));
         CompletableFuture.runAsync(() -> {
             await().atMost(Duration.ofSeconds(30)).until(() -> lateInit.getNumberOfDependents() > 0);
             lateInit.complete(late);
         });
         closing.closeAhead(WAIT);
         assertTrue(late.closed, "the close did not wait for the initialisation under way");
+        assertFalse(first.closed, "producers in use were closed");
 
         ProducerSlots failing = new ProducerSlots(2);
-        failing.initialiseAhead(CompletableFuture.failedFuture(new IllegalStateException("broker gone")));
+        failing.initialiseAhead(firstSlot -> CompletableFuture.failedFuture(new IllegalStateException("broker gone")));
         assertNull(failing.takeAhead(failing.acquire(WAIT)), "a failed initialisation was handed out");
     }
 
