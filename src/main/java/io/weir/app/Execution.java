@@ -41,6 +41,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -567,9 +568,9 @@ final class Execution implements SourceLoop.Execution {
      * until the producers it uses are closed (for the producers of a normal stop: right after this
      * returns; for fresh producers of a stuck worker's slots: when it is done): an open transaction
      * it does not reach is aborted when its transactional id is initialised again, or by the broker
-     * after the transaction timeout.
+     * after the transaction timeout. Whether {@code abort} ended within {@code wait}.
      */
-    private void runWithin(Duration wait, Runnable abort) {
+    private boolean runWithin(Duration wait, Runnable abort) {
         Thread aborting = new Thread(abort, "weir-abort");
         aborting.setDaemon(true);
         aborting.start();
@@ -584,7 +585,9 @@ final class Execution implements SourceLoop.Execution {
                             + " producers with these transactional ids abort them, else the broker after {} ms",
                     wait.toMillis(),
                     context.settings().transactionTimeout().toMillis());
+            return false;
         }
+        return true;
     }
 
     /** What restoring this execution's stores took, summed over its tasks. */
@@ -658,6 +661,7 @@ final class Execution implements SourceLoop.Execution {
         if (sweep != null) {
             sweep.cancel(); // the tasks may go to another execution, whose files it must not touch
         }
+        boolean commitEnded = true; // no commit left running on the producers
         if (coordinator != null) {
             Future<?> commit = null;
             try {
@@ -669,6 +673,7 @@ final class Execution implements SourceLoop.Execution {
                     commit.get(COMMIT_WAIT.toMillis(), TimeUnit.MILLISECONDS);
                 }
             } catch (java.util.concurrent.TimeoutException e) {
+                commitEnded = false;
                 LOG.warn(
                         "stopping without waiting longer for {}: {}",
                         commit == null
@@ -678,7 +683,10 @@ final class Execution implements SourceLoop.Execution {
                 if (commit != null) {
                     commit.cancel(false); // still queued behind another run's commit: never start it
                 }
+            } catch (java.util.concurrent.ExecutionException e) {
+                LOG.debug("stopping the coordinator: {}", e.toString()); // it ended
             } catch (Exception e) {
+                commitEnded = false;
                 LOG.debug("stopping the coordinator: {}", e.toString());
             }
         }
@@ -690,11 +698,19 @@ final class Execution implements SourceLoop.Execution {
                             + " transactions are aborted by fresh producers with the same ids",
                     WORKER_STOP_TIMEOUT.toMillis());
         }
+        // Producers whose open transactions all ended in an abort serve the next execution on the
+        // block (a restart after a rebalance or a failover) as they are: no initialisation.
+        boolean keep = false;
         if (producers != null) {
             if (allStopped) {
-                runWithin(ABORT_WAIT, producers::abortOpen); // closing the producers ends it
+                EpochProducers p = producers;
+                AtomicBoolean aborted = new AtomicBoolean();
+                boolean ended = runWithin(ABORT_WAIT, () -> aborted.set(p.abortOpen())); // closing ends it
+                keep = ended && aborted.get() && commitEnded && producers instanceof TransactionalProducers;
             }
-            producers.close(); // also unblocks a worker still waiting in flush or send
+            if (!keep) {
+                producers.close(); // also unblocks a worker still waiting in flush or send
+            }
         }
         awaitWorkers(null);
         stores.values().forEach(StateStore::close);
@@ -702,6 +718,9 @@ final class Execution implements SourceLoop.Execution {
             int first = firstSlot;
             firstSlot = -1;
             if (allStopped) {
+                if (keep) {
+                    producerSlots.keep(first, producers);
+                }
                 producerSlots.release(first);
             } else {
                 // Its open transactions were not aborted: the partitions may go to another member,

@@ -563,7 +563,7 @@ public final class Instance implements AutoCloseable {
             }
         }
         if (producerSlots != null) {
-            producerSlots.closeAhead(CLEANING_WAIT_ON_CLOSE); // the instance was never assigned a partition
+            producerSlots.closeAhead(CLEANING_WAIT_ON_CLOSE); // initialised ahead or kept, and not taken
             // A stopped run whose workers hung aborts its transactions on a thread of its own; a
             // new instance with the same id in this JVM would otherwise meet it (and be fenced).
             try {

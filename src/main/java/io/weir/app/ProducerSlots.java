@@ -41,9 +41,9 @@ import org.slf4j.LoggerFactory;
  * crashed predecessor left open) that a restart would otherwise wait for after its assignment. The
  * first execution that acquires the first block takes them ({@link #takeAhead}), which starts the
  * second block's initialisation for the execution that may run beside it (a cooperative rebalance
- * adds partitions as a run of their own: a join's second round, another member's leave). Every
- * later execution on a block initialises its own producers, which aborts what the one before left
- * open.
+ * adds partitions as a run of their own: a join's second round, another member's leave). An
+ * execution that stops cleanly leaves its producers to the next one on its block ({@link #keep});
+ * any other initialises its own producers, which aborts what the one before left open.
  */
 final class ProducerSlots {
     private static final Logger LOG = LoggerFactory.getLogger(ProducerSlots.class);
@@ -60,8 +60,15 @@ final class ProducerSlots {
 
     /** Starts the initialisation of a block's producers, given its first slot; null: nothing ahead. */
     private IntFunction<CompletableFuture<? extends EpochProducers>> initialiser;
-    /** Per block, its producers being initialised ahead and not taken yet. */
+    /**
+     * Per block, producers for the next execution on it: being initialised ahead, or kept from the
+     * execution before ({@link #keep}); not taken yet.
+     */
     private final Map<Integer, CompletableFuture<? extends EpochProducers>> ahead = new HashMap<>();
+    /** The second block's initialisation was started (once, when the first block's were taken). */
+    private boolean secondStarted;
+    /** {@link #closeAhead} ran: producers kept after it are closed at once. */
+    private boolean closed;
 
     ProducerSlots(int blockSize) {
         this.blockSize = blockSize;
@@ -93,8 +100,9 @@ final class ProducerSlots {
             if (init == null) {
                 return null;
             }
-            if (block == 0) {
-                ahead.put(1, initialiser.apply(blockSize)); // for an execution beside this one
+            if (block == 0 && initialiser != null && !secondStarted) {
+                secondStarted = true;
+                ahead.putIfAbsent(1, initialiser.apply(blockSize)); // for an execution beside this one
             }
         }
         try {
@@ -106,7 +114,25 @@ final class ProducerSlots {
     }
 
     /**
-     * Closes the producers initialised ahead that no execution took: waits at most {@code wait} for
+     * Keeps the producers of an execution that stopped cleanly (every transaction it had open
+     * aborted, nothing of it still using them) for the next execution on the block starting at
+     * {@code firstSlot}, which then starts without initialising producers: a run restarted after a
+     * rebalance took some of its partitions, or after a failover. Called before the block is
+     * released. Producers kept after {@link #closeAhead}, or for a block that has producers waiting
+     * already, are closed.
+     */
+    void keep(int firstSlot, EpochProducers producers) {
+        synchronized (this) {
+            if (!closed
+                    && ahead.putIfAbsent(firstSlot / blockSize, CompletableFuture.completedFuture(producers)) == null) {
+                return;
+            }
+        }
+        producers.close();
+    }
+
+    /**
+     * Closes the producers initialised ahead or kept that no execution took: waits at most {@code wait} for
      * their initialisation (a new instance with the same id in this JVM would otherwise meet a late
      * one, and be fenced), else closes them once it ends.
      */
@@ -116,6 +142,7 @@ final class ProducerSlots {
             left = List.copyOf(ahead.values());
             ahead.clear();
             initialiser = null;
+            closed = true;
         }
         long deadline = System.nanoTime() + wait.toNanos();
         for (CompletableFuture<? extends EpochProducers> init : left) {

@@ -59,7 +59,9 @@ public final class AtLeastOnceProducers implements EpochProducers {
     }
 
     @Override
-    public void abortOpen() {}
+    public boolean abortOpen() {
+        return true; // no transactions
+    }
 
     @Override
     public void close() {

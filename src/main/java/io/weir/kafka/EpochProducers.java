@@ -22,9 +22,10 @@ public interface EpochProducers extends EpochOutputs, AutoCloseable {
     /**
      * Aborts the open transactions, so read_committed readers downstream are not held up until the
      * transaction timeout. Best effort: an abort that fails is left to the next owner of the
-     * transactional id, whose initialisation aborts it.
+     * transactional id, whose initialisation aborts it. Whether every open transaction was aborted
+     * (true when none was open): the producers can then open new ones.
      */
-    void abortOpen();
+    boolean abortOpen();
 
     /** Closes every producer at once; any transaction still open is left to the next owner. */
     @Override

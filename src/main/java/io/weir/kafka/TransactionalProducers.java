@@ -175,16 +175,19 @@ public final class TransactionalProducers implements EpochProducers {
     }
 
     @Override
-    public synchronized void abortOpen() {
+    public synchronized boolean abortOpen() {
+        boolean all = true;
         for (Map.Entry<Long, Integer> e : epochSlot.entrySet()) {
             try {
                 slots.get(e.getValue()).abortTransaction();
             } catch (RuntimeException failure) {
+                all = false;
                 LOG.debug("aborting the transaction of epoch {} failed: {}", e.getKey(), failure.toString());
             }
         }
         epochSlot.clear();
         outputs.clear();
+        return all;
     }
 
     @Override

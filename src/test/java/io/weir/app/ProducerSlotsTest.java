@@ -153,6 +153,38 @@ class ProducerSlotsTest {
     }
 
     @Test
+    void producersKeptByAStoppedExecutionGoToTheNextOnItsBlockOnceAndAreClosedWithTheInstanceOtherwise() {
+        ProducerSlots slots = new ProducerSlots(2);
+        java.util.concurrent.atomic.AtomicInteger started = new java.util.concurrent.atomic.AtomicInteger();
+        slots.initialiseAhead(firstSlot -> {
+            started.incrementAndGet();
+            return CompletableFuture.completedFuture(new Producers());
+        });
+        int first = slots.acquire(WAIT);
+        EpochProducers used = slots.takeAhead(first);
+        assertEquals(2, started.get(), "the first and the second block");
+
+        slots.keep(first, used);
+        slots.release(first);
+        assertEquals(0, slots.acquire(WAIT));
+        assertSame(used, slots.takeAhead(0), "the next execution on the block did not get the kept producers");
+        assertNull(slots.takeAhead(0), "kept producers were handed out twice");
+        assertEquals(2, started.get(), "taking the first block's producers again started another block's");
+
+        Producers spare = new Producers();
+        slots.keep(0, used);
+        slots.keep(0, spare);
+        assertTrue(spare.closed, "producers kept for a block that had some waiting were left open");
+        Producers second = (Producers) slots.takeAhead(2);
+        slots.closeAhead(WAIT);
+        assertTrue(((Producers) used).closed, "kept producers nobody took were left open at the close");
+        assertFalse(second.closed, "producers in use were closed");
+        Producers afterClose = new Producers();
+        slots.keep(2, afterClose);
+        assertTrue(afterClose.closed, "producers kept after the close were left open");
+    }
+
+    @Test
     void producersInitialisedAheadThatNobodyTookAreClosedWithTheInstanceAndAFailedInitialisationGivesNone() {
         ProducerSlots slots = new ProducerSlots(2);
         Producers ahead = new Producers();
@@ -207,7 +239,9 @@ class ProducerSlotsTest {
                 long checkpointId, List<TaskCheckpoint> tasks, Map<InputPartition, Long> positions, Object token) {}
 
         @Override
-        public void abortOpen() {}
+        public boolean abortOpen() {
+            return true;
+        }
 
         @Override
         public void close() {

@@ -2,6 +2,7 @@ package io.weir.fault;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weir.app.Instance;
@@ -29,10 +30,16 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.metrics.KafkaMetric;
+import org.apache.kafka.common.metrics.MetricsReporter;
 import org.junit.jupiter.api.DisplayNameGeneration;
 import org.junit.jupiter.api.DisplayNameGenerator;
 import org.junit.jupiter.api.Test;
@@ -44,7 +51,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * a snapshot write failing, and a checkpoint commit failing — before the transaction commits, and
  * after it did (the ambiguous commit: the broker committed, the coordinator sees an error). Each
  * must fail the instance over (restore from the last completed checkpoint, abort the open
- * transactions) and leave the read_committed totals exactly once.
+ * transactions) and leave the read_committed totals exactly once; the restarted run keeps the
+ * stopped run's transactional producers (their transactions were aborted) instead of making new
+ * ones.
  *
  * <p>The input arrives in three batches: the second once a first checkpoint completed, so the faults
  * hit an instance that has committed state and output to lose or to repeat; the third after the
@@ -106,6 +115,7 @@ class InjectedFailuresIT {
     private static String[] settings(String instance) {
         return new String[] {
             "instance-id=" + instance,
+            "kafka.producer.metric.reporters=" + ProducersMade.class.getName(),
             "processing.checkpoint.interval=200ms",
             "processing.restart.initial-backoff=100ms",
             "processing.restart.max-backoff=1s"
@@ -140,11 +150,51 @@ class InjectedFailuresIT {
                     .pollInterval(Duration.ofMillis(50))
                     .until(() -> alive(instance) && job.caughtUp());
             assertEquals(1, instance.stats().failovers(), job.application() + ": failovers after one injected fault");
+            // The stopped run's transactions were aborted, so the restarted one kept its producers.
+            Map<String, Integer> made = ProducersMade.of(settings.transactionalIdPrefix());
+            assertFalse(made.isEmpty(), "no transactional producer was seen");
+            assertTrue(
+                    made.values().stream().allMatch(n -> n == 1),
+                    job.application() + ": producers made per transactional id after a failover " + made);
         }
         RunningTotalsVerifier.Result result = job.verify(true);
         assertTrue(result.ok(), job.application() + ": " + result);
         assertEquals(ORDERS, result.inputs());
         assertEquals(ORDERS, result.outputs(), "one committed total per order");
+    }
+
+    /**
+     * Counts the producers made per transactional id: a producer configures its metrics reporters
+     * with its own configuration once, when it is made.
+     */
+    public static final class ProducersMade implements MetricsReporter {
+        private static final Map<String, Integer> MADE = new ConcurrentHashMap<>();
+
+        static Map<String, Integer> of(String prefix) {
+            return new TreeMap<>(MADE.entrySet().stream()
+                    .filter(e -> e.getKey().startsWith(prefix))
+                    .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+        }
+
+        @Override
+        public void configure(Map<String, ?> configs) {
+            Object id = configs.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
+            if (id != null) {
+                MADE.merge(id.toString(), 1, Integer::sum);
+            }
+        }
+
+        @Override
+        public void init(List<KafkaMetric> metrics) {}
+
+        @Override
+        public void metricChange(KafkaMetric metric) {}
+
+        @Override
+        public void metricRemoval(KafkaMetric metric) {}
+
+        @Override
+        public void close() {}
     }
 
     /** True while the instance runs; throws with its fatal error once it stopped by itself. */
