@@ -48,6 +48,8 @@ public final class Instance implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Instance.class);
     /** How long a close waits for open transactions still being aborted by a stopped run. */
     private static final Duration CLEANING_WAIT_ON_CLOSE = Duration.ofSeconds(10);
+    /** How often the checkpoint reader catches up with the topic when no standby rounds do. */
+    private static final Duration FOLLOW_CHECKPOINTS_EVERY = Duration.ofSeconds(2);
 
     private final InstanceSettings settings;
     private final KafkaClients clients;
@@ -112,8 +114,11 @@ public final class Instance implements AutoCloseable {
     private CheckpointReader checkpoints;
 
     private DepartedTransactions departed;
-    /** Runs {@link Standby} rounds when processing.standby asks for warm copies; else null. */
-    private volatile ScheduledExecutorService standbyLoop;
+    /**
+     * Follows the checkpoint topic: {@link Standby} rounds when processing.standby asks for warm
+     * copies, else the checkpoint reader's {@link CheckpointReader#follow}.
+     */
+    private volatile ScheduledExecutorService followLoop;
     /** The partition-count check of {@link #start()}; an execution waits for it before it runs. */
     private volatile PartitionCounts.Pending countsChecked;
     /** Set by close(), possibly from a shutdown hook while start() still waits for input topics. */
@@ -349,8 +354,14 @@ public final class Instance implements AutoCloseable {
         sourceThread.start();
         if (standby != null && !closing) {
             long every = Standby.period(settings).toMillis();
-            standbyLoop = Executors.newSingleThreadScheduledExecutor(named("weir-standby"));
-            standbyLoop.scheduleWithFixedDelay(standby, every, every, TimeUnit.MILLISECONDS);
+            followLoop = Executors.newSingleThreadScheduledExecutor(named("weir-standby"));
+            followLoop.scheduleWithFixedDelay(standby, every, every, TimeUnit.MILLISECONDS);
+        } else if (!closing) {
+            // The standby's rounds read the checkpoint topic; without them the reader follows it
+            // on its own, so that a restore reads only the last seconds' checkpoints.
+            long every = FOLLOW_CHECKPOINTS_EVERY.toMillis();
+            followLoop = Executors.newSingleThreadScheduledExecutor(named("weir-checkpoint-follow"));
+            followLoop.scheduleWithFixedDelay(this::followCheckpoints, every, every, TimeUnit.MILLISECONDS);
         }
         took.mark("state and clients");
         countsChecked.await();
@@ -362,6 +373,14 @@ public final class Instance implements AutoCloseable {
                 settings.exactlyOnce() ? "exactly-once" : "at-least-once",
                 partitions,
                 took);
+    }
+
+    private void followCheckpoints() {
+        try {
+            checkpoints.follow(FOLLOW_CHECKPOINTS_EVERY);
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("following {}: {}", settings.checkpointTopic(), e.toString()); // the next restore reads it all
+        }
     }
 
     /** Starts initialising, on a thread of its own, the producers of the block starting at {@code firstSlot}. */
@@ -578,7 +597,7 @@ public final class Instance implements AutoCloseable {
             }
         }
         for (ExecutorService e :
-                new ExecutorService[] {standbyLoop, coordinatorLoop, uploads, committer, housekeeping}) {
+                new ExecutorService[] {followLoop, coordinatorLoop, uploads, committer, housekeeping}) {
             if (e != null) {
                 e.shutdownNow();
                 try {

@@ -33,7 +33,8 @@ import org.apache.kafka.common.TopicPartition;
  * restore alike.
  *
  * <p>The reader keeps its consumer and what it read: the next call reads only what was appended
- * since, up to the topic's end then (the last stable offset). A restore at each rebalance and a
+ * since, up to the topic's end then (the last stable offset), and {@link #follow} keeps it close to
+ * the end between restores. A restore at each rebalance and a
  * standby's round every few seconds would otherwise read the whole topic again — up to ten minutes
  * of every task's checkpoints, the segment time before compaction may run — each with a new
  * consumer. A read that fails midway drops what was kept; the next starts from the beginning.
@@ -92,6 +93,37 @@ public final class CheckpointReader implements AutoCloseable {
     public Map<String, List<TaskCheckpoint>> freshHistory(Set<String> tasks, int depth, Duration timeout)
             throws IOException {
         return read(tasks, depth, timeout, true);
+    }
+
+    /**
+     * Reads what was appended since the last call, if a call read before and no other holds the
+     * reader now; never waits for another caller. An instance calls it every few seconds, so that
+     * a restore after a rebalance or a failover finds the reader nearly at the topic's end instead
+     * of reading every checkpoint the members committed since the last restore (hundreds of
+     * milliseconds on the restart path). A failure drops what was kept, as any failed read does.
+     * Whether it read.
+     */
+    public boolean follow(Duration timeout) throws IOException {
+        if (!lock.tryLock()) {
+            return false; // a restore or a standby round is reading: it catches up itself
+        }
+        try {
+            if (closed || consumer == null) {
+                return false; // nothing read yet: the first read decides how many checkpoints to keep
+            }
+            boolean done = false;
+            try {
+                catchUp(timeout);
+                done = true;
+            } finally {
+                if (!done) {
+                    reset();
+                }
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** What the topic holds besides the tasks' checkpoints, as of its end now. */

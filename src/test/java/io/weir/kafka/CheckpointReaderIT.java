@@ -95,6 +95,32 @@ class CheckpointReaderIT {
     }
 
     @Test
+    void followingReadsWhatWasAppendedSoTheNextRestoreReadsNothingAndItNeverStartsAReadItself() throws Exception {
+        String topic = KafkaFixture.createTopic(KafkaFixture.uniqueTopic("checkpoints"), 1);
+        try (CheckpointReader reader = new CheckpointReader(KafkaClients.of(KafkaFixture.bootstrap()), topic)) {
+            append(topic, checkpoint("t-0", 1, 10));
+            assertFalse(reader.follow(Duration.ofSeconds(30)), "a reader that never read followed");
+            assertEquals(0, reader.recordsRead());
+            assertEquals(
+                    1,
+                    reader.history(null, 2, Duration.ofSeconds(30)).get("t-0").size());
+            assertEquals(1, reader.recordsRead());
+
+            append(topic, checkpoint("t-0", 2, 20), checkpoint("t-1", 1, 5), checkpoint("t-0", 3, 30));
+            assertTrue(reader.follow(Duration.ofSeconds(30)));
+            assertEquals(4, reader.recordsRead(), "the follow did not read what was appended");
+            Map<String, List<TaskCheckpoint>> history = reader.history(null, 2, Duration.ofSeconds(30));
+            assertEquals(4, reader.recordsRead(), "the restore after a follow read again");
+            assertEquals(
+                    List.of(2L, 3L),
+                    history.get("t-0").stream()
+                            .map(TaskCheckpoint::checkpointId)
+                            .toList());
+            assertEquals(1, history.get("t-1").get(0).checkpointId());
+        }
+    }
+
+    @Test
     void ofTwoRecordsOfOneCheckpointTheLaterWins() throws Exception {
         String topic = KafkaFixture.createTopic(KafkaFixture.uniqueTopic("checkpoints"), 1);
         append(topic, checkpoint("t-0", 5, 50), checkpoint("t-0", 6, 60), checkpoint("t-0", 6, 66));
