@@ -111,15 +111,7 @@ public final class CheckpointReader implements AutoCloseable {
             if (closed || consumer == null) {
                 return false; // nothing read yet: the first read decides how many checkpoints to keep
             }
-            boolean done = false;
-            try {
-                catchUp(timeout);
-                done = true;
-            } finally {
-                if (!done) {
-                    reset();
-                }
-            }
+            catchUpOrForget(timeout);
             return true;
         } finally {
             lock.unlock();
@@ -172,18 +164,23 @@ public final class CheckpointReader implements AutoCloseable {
                 reset(); // read from the beginning (keeping more per task when asked for more)
                 this.depth = Math.max(depth, this.depth);
             }
-            boolean done = false;
-            try {
-                catchUp(timeout);
-                done = true;
-            } finally {
-                if (!done) {
-                    reset();
-                }
-            }
+            catchUpOrForget(timeout);
             return result.get();
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** {@link #catchUp}; a read that fails forgets what was kept: the next starts over. */
+    private void catchUpOrForget(Duration timeout) throws IOException {
+        boolean done = false;
+        try {
+            catchUp(timeout);
+            done = true;
+        } finally {
+            if (!done) {
+                reset();
+            }
         }
     }
 
