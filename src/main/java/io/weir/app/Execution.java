@@ -684,7 +684,8 @@ final class Execution implements SourceLoop.Execution {
                     commit.cancel(false); // still queued behind another run's commit: never start it
                 }
             } catch (java.util.concurrent.ExecutionException e) {
-                LOG.debug("stopping the coordinator: {}", e.toString()); // it ended
+                commitEnded = commit != null; // the commit failed: it ended; the coordinator's stop: unknown
+                LOG.debug("stopping the coordinator: {}", e.toString());
             } catch (Exception e) {
                 commitEnded = false;
                 LOG.debug("stopping the coordinator: {}", e.toString());

@@ -363,6 +363,9 @@ public final class Instance implements AutoCloseable {
             followLoop = Executors.newSingleThreadScheduledExecutor(named("weir-checkpoint-follow"));
             followLoop.scheduleWithFixedDelay(this::followCheckpoints, every, every, TimeUnit.MILLISECONDS);
         }
+        if (closing && followLoop != null) {
+            followLoop.shutdownNow(); // a close that ran meanwhile did not see it
+        }
         took.mark("state and clients");
         countsChecked.await();
         took.mark("partition counts");

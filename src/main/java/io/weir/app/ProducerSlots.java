@@ -100,7 +100,8 @@ final class ProducerSlots {
             if (init == null) {
                 return null;
             }
-            if (block == 0 && initialiser != null && !secondStarted) {
+            if (block == 0 && initialiser != null && !secondStarted && !used.get(1)) {
+                // Not while an execution holds the second block: initialising its ids would fence it.
                 secondStarted = true;
                 ahead.putIfAbsent(1, initialiser.apply(blockSize)); // for an execution beside this one
             }
@@ -118,13 +119,16 @@ final class ProducerSlots {
      * aborted, nothing of it still using them) for the next execution on the block starting at
      * {@code firstSlot}, which then starts without initialising producers: a run restarted after a
      * rebalance took some of its partitions, or after a failover. Called before the block is
-     * released. Producers kept after {@link #closeAhead}, or for a block that has producers waiting
-     * already, are closed.
+     * released. Producers kept after {@link #closeAhead}, for a block that has producers waiting
+     * already, or for a block a cleaner still works on, are closed.
      */
     void keep(int firstSlot, EpochProducers producers) {
+        int block = firstSlot / blockSize;
         synchronized (this) {
-            if (!closed
-                    && ahead.putIfAbsent(firstSlot / blockSize, CompletableFuture.completedFuture(producers)) == null) {
+            // A cleaner this execution took the block over from and stopped waiting for may still
+            // initialise one of its ids, which would fence the kept producers: not kept then.
+            boolean cleaned = running.stream().anyMatch(c -> c.block == block);
+            if (!closed && !cleaned && ahead.putIfAbsent(block, CompletableFuture.completedFuture(producers)) == null) {
                 return;
             }
         }

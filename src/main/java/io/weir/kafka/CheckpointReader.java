@@ -100,8 +100,10 @@ public final class CheckpointReader implements AutoCloseable {
      * reader now; never waits for another caller. An instance calls it every few seconds, so that
      * a restore after a rebalance or a failover finds the reader nearly at the topic's end instead
      * of reading every checkpoint the members committed since the last restore (hundreds of
-     * milliseconds on the restart path). A failure drops what was kept, as any failed read does.
-     * Whether it read.
+     * milliseconds on the restart path). One that runs out of {@code timeout} (a slow or
+     * unreachable broker) keeps what it read, which matches the consumer's position, and says it
+     * did not read to the end; any other failure drops what was kept, as a failed read does.
+     * Whether it read to the topic's end.
      */
     public boolean follow(Duration timeout) throws IOException {
         if (!lock.tryLock()) {
@@ -111,10 +113,24 @@ public final class CheckpointReader implements AutoCloseable {
             if (closed || consumer == null) {
                 return false; // nothing read yet: the first read decides how many checkpoints to keep
             }
-            catchUpOrForget(timeout);
-            return true;
+            try {
+                catchUp(timeout);
+                return true;
+            } catch (TimedOut | org.apache.kafka.common.errors.TimeoutException e) {
+                return false; // between two records: the next call goes on from here
+            } catch (IOException | RuntimeException e) {
+                reset();
+                throw e;
+            }
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** A read that did not reach the topic's end within its timeout. */
+    private static final class TimedOut extends IOException {
+        TimedOut(String message) {
+            super(message);
         }
     }
 
@@ -203,12 +219,12 @@ public final class CheckpointReader implements AutoCloseable {
         }
         Map<TopicPartition, Long> end = consumer.endOffsets(parts, timeout);
         if (!end.keySet().containsAll(parts)) { // a zero timeout answers with what it has
-            throw new IOException("the end of " + topic + " is not known within " + timeout);
+            throw new TimedOut("the end of " + topic + " is not known within " + timeout);
         }
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!reachedEnd(consumer, end)) {
             if (System.nanoTime() > deadline) {
-                throw new IOException("reading " + topic + " to its end took longer than " + timeout);
+                throw new TimedOut("reading " + topic + " to its end took longer than " + timeout);
             }
             for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
                 apply(r);

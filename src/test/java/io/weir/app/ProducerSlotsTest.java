@@ -3,6 +3,7 @@ package io.weir.app;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -128,6 +129,7 @@ class ProducerSlotsTest {
         int first = slots.acquire(WAIT);
         int second = slots.acquire(WAIT);
         assertNull(slots.takeAhead(second), "the second block's execution got producers before the first");
+        slots.release(second);
 
         Producers ahead = new Producers();
         CompletableFuture<Object> taken = CompletableFuture.supplyAsync(() -> slots.takeAhead(first));
@@ -141,7 +143,6 @@ class ProducerSlotsTest {
 
         Producers beside = new Producers();
         inits.get(2).complete(beside);
-        slots.release(second);
         assertEquals(2, slots.acquire(WAIT));
         assertSame(beside, slots.takeAhead(2), "the execution beside the first did not get the second block's");
         slots.release(first);
@@ -182,6 +183,33 @@ class ProducerSlotsTest {
         Producers afterClose = new Producers();
         slots.keep(2, afterClose);
         assertTrue(afterClose.closed, "producers kept after the close were left open");
+    }
+
+    @Test
+    void theSecondBlocksProducersAreNotInitialisedAheadWhileAnExecutionHoldsIt() {
+        ProducerSlots slots = new ProducerSlots(2);
+        Map<Integer, CompletableFuture<Producers>> inits = new java.util.concurrent.ConcurrentHashMap<>();
+        slots.initialiseAhead(
+                firstSlot -> inits.computeIfAbsent(firstSlot, s -> CompletableFuture.completedFuture(new Producers())));
+        int first = slots.acquire(WAIT);
+        slots.acquire(WAIT); // the second block, held by an execution with producers of its own
+        assertNotNull(slots.takeAhead(first));
+        assertEquals(java.util.Set.of(0), inits.keySet(), "the held second block's ids were initialised ahead");
+    }
+
+    @Test
+    void producersKeptForABlockACleanerStillWorksOnAreClosed() {
+        ProducerSlots slots = new ProducerSlots(2);
+        int first = slots.acquire(WAIT);
+        ProducerSlots.Cleaning cleaning = slots.cleaning(first); // the stopped execution's, stuck
+        assertEquals(first, slots.acquire(Duration.ofMillis(10)), "the next execution did not take the block over");
+        Producers kept = new Producers();
+        slots.keep(first, kept); // the execution that took over stops cleanly while the cleaner runs
+        assertTrue(kept.closed, "producers a late cleaner could fence were kept");
+        slots.release(first);
+        cleaning.done();
+        assertEquals(first, slots.acquire(WAIT));
+        assertNull(slots.takeAhead(first), "closed producers were handed out");
     }
 
     @Test

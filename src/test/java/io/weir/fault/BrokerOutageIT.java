@@ -120,7 +120,8 @@ class BrokerOutageIT {
             // (initialising them aborts what is left), not the next ones, which would leave the
             // old ones open until the broker's transaction timeout. The next block's ids are known
             // to the broker (initialised ahead for a run beside the first) but never carried a
-            // transaction.
+            // transaction. (A run that moved to them and had sent nothing yet would pass too; the
+            // job's last orders are committed before this, so a run on them has sent.)
             int pool = settings.checkpoint().maxConcurrent() + 1;
             try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
                 List<TransactionListing> listed = admin.listTransactions().all().get(30, TimeUnit.SECONDS).stream()

@@ -156,6 +156,12 @@ class InjectedFailuresIT {
             assertTrue(
                     made.values().stream().allMatch(n -> n == 1),
                     job.application() + ": producers made per transactional id after a failover " + made);
+            for (int slot = 0; slot <= settings.checkpoint().maxConcurrent(); slot++) {
+                assertEquals(
+                        1,
+                        made.get(settings.transactionalIdPrefix() + slot),
+                        job.application() + ": the runs did not stay on the first block's producers " + made);
+            }
         }
         RunningTotalsVerifier.Result result = job.verify(true);
         assertTrue(result.ok(), job.application() + ": " + result);

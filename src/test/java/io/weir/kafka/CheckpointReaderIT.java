@@ -117,6 +117,17 @@ class CheckpointReaderIT {
                             .map(TaskCheckpoint::checkpointId)
                             .toList());
             assertEquals(1, history.get("t-1").get(0).checkpointId());
+
+            // A follow out of time keeps what it had: the next read goes on, it does not start over.
+            append(topic, checkpoint("t-0", 4, 40));
+            assertFalse(reader.follow(Duration.ZERO), "a follow without time read to the end");
+            assertEquals(
+                    4L,
+                    reader.history(null, 2, Duration.ofSeconds(30))
+                            .get("t-0")
+                            .get(1)
+                            .checkpointId());
+            assertEquals(5, reader.recordsRead(), "the read after a follow out of time started over");
         }
     }
 
