@@ -242,8 +242,9 @@ final class Execution implements SourceLoop.Execution {
         }
         long producersTook = ctx.clock().getAsLong() - began;
         giveUpIf(ended);
-        Map<String, List<TaskCheckpoint>> history =
-                readCheckpoints(ctx, reader, taskInputs, committedCheckpoints.read(), firstRead);
+        Map<InputPartition, Long> committed = committedCheckpoints.read();
+        long offsetsRead = ctx.clock().getAsLong() - began;
+        Map<String, List<TaskCheckpoint>> history = readCheckpoints(ctx, reader, taskInputs, committed, firstRead);
         long checkpointsRead = ctx.clock().getAsLong() - began;
         giveUpIf(ended);
         Map<String, TaskCheckpoint> restored = new HashMap<>();
@@ -337,13 +338,14 @@ final class Execution implements SourceLoop.Execution {
         }
         LOG.info(
                 "restored {} tasks ({} from checkpoints, last completed checkpoint {}) in {} ms: producers ready"
-                        + " after {} ms, checkpoint topic read after {} ms (its first read took {} ms), state"
-                        + " opened after {} ms",
+                        + " after {} ms, committed offsets read after {} ms, checkpoint topic read after {} ms (its"
+                        + " first read took {} ms), state opened after {} ms",
                 tasks.size(),
                 restored.size(),
                 lastCompleted,
                 ctx.clock().getAsLong() - began,
                 producersTook,
+                offsetsRead,
                 checkpointsRead,
                 readTook[0],
                 stateOpened);
