@@ -37,6 +37,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.metrics.KafkaMetric;
 import org.apache.kafka.common.metrics.MetricsReporter;
@@ -115,7 +116,8 @@ class InjectedFailuresIT {
     private static String[] settings(String instance) {
         return new String[] {
             "instance-id=" + instance,
-            "kafka.producer.metric.reporters=" + ProducersMade.class.getName(),
+            "kafka.producer.metric.reporters=" + ClientsMade.class.getName(),
+            "kafka.consumer.metric.reporters=" + ClientsMade.class.getName(),
             "processing.checkpoint.interval=200ms",
             "processing.restart.initial-backoff=100ms",
             "processing.restart.max-backoff=1s"
@@ -150,8 +152,17 @@ class InjectedFailuresIT {
                     .pollInterval(Duration.ofMillis(50))
                     .until(() -> alive(instance) && job.caughtUp());
             assertEquals(1, instance.stats().failovers(), job.application() + ": failovers after one injected fault");
+            // The restores asked the offset reader made during the start for the committed offsets.
+            Map<String, Integer> offsetReaders =
+                    ClientsMade.of(ClientsMade.CONSUMER + settings.application() + "-" + settings.instanceId());
+            offsetReaders.keySet().removeIf(id -> !id.endsWith("-offsets"));
+            assertEquals(1, offsetReaders.size(), job.application() + ": offset readers " + offsetReaders);
+            assertEquals(
+                    1,
+                    offsetReaders.values().iterator().next(),
+                    job.application() + ": offset readers made through a start and a failover " + offsetReaders);
             // The stopped run's transactions were aborted, so the restarted one kept its producers.
-            Map<String, Integer> made = ProducersMade.of(settings.transactionalIdPrefix());
+            Map<String, Integer> made = ClientsMade.of(settings.transactionalIdPrefix());
             assertFalse(made.isEmpty(), "no transactional producer was seen");
             assertTrue(
                     made.values().stream().allMatch(n -> n == 1),
@@ -170,11 +181,13 @@ class InjectedFailuresIT {
     }
 
     /**
-     * Counts the producers made per transactional id: a producer configures its metrics reporters
-     * with its own configuration once, when it is made.
+     * Counts the producers made per transactional id, and the consumers per client id: a client
+     * configures its metrics reporters with its own configuration once, when it is made.
      */
-    public static final class ProducersMade implements MetricsReporter {
+    public static final class ClientsMade implements MetricsReporter {
         private static final Map<String, Integer> MADE = new ConcurrentHashMap<>();
+        /** Before a consumer's client id: what a transactional id never starts with. */
+        static final String CONSUMER = "consumer ";
 
         static Map<String, Integer> of(String prefix) {
             return new TreeMap<>(MADE.entrySet().stream()
@@ -187,6 +200,8 @@ class InjectedFailuresIT {
             Object id = configs.get(ProducerConfig.TRANSACTIONAL_ID_CONFIG);
             if (id != null) {
                 MADE.merge(id.toString(), 1, Integer::sum);
+            } else if (configs.containsKey(ConsumerConfig.ISOLATION_LEVEL_CONFIG)) {
+                MADE.merge(CONSUMER + configs.get(ConsumerConfig.CLIENT_ID_CONFIG), 1, Integer::sum);
             }
         }
 
