@@ -131,14 +131,8 @@ public final class Instance implements AutoCloseable {
             new java.util.concurrent.atomic.AtomicBoolean();
     /** Transactional-id slots of the executions running side by side. */
     private ProducerSlots producerSlots;
-    /** Reads the group's committed offsets for restores; the restore thread's only. */
-    private org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> offsetReader;
-    /**
-     * The first {@link #offsetReader}, made during the start and done with a first request (its
-     * group's coordinator found and connected), for the first restore; null once taken.
-     */
-    private volatile CompletableFuture<org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]>>
-            offsetReaderAhead;
+    /** Reads the group's committed offsets for restores. */
+    private CommittedOffsets committedOffsets;
 
     public Instance(InstanceSettings settings, KafkaClients clients) {
         this(settings, clients, Seams.NONE);
@@ -236,7 +230,12 @@ public final class Instance implements AutoCloseable {
                 // initialised beside the checks below instead of after the group's assignment.
                 producerSlots.initialiseAhead(this::initialiseProducers);
             }
-            offsetReaderAhead = offsetReaderAhead();
+            committedOffsets = new CommittedOffsets(
+                    clients,
+                    settings.application(),
+                    clientId() + "-offsets",
+                    settings.checkpointTopic(),
+                    named("weir-offsets-init"));
             topics.ensureInternal(settings.checkpointTopic(), settings.snapshotTopic());
             for (OutputTopic out : settings.outputs()) {
                 int count = out.partitions() == 0 ? partitions : out.partitions();
@@ -331,7 +330,7 @@ public final class Instance implements AutoCloseable {
                     public SourceLoop.Execution start(
                             java.util.Set<InputPartition> assigned, java.util.function.BooleanSupplier ended)
                             throws Exception {
-                        return startExecution(assigned, ended, () -> committedCheckpoints(assigned));
+                        return startExecution(assigned, ended, () -> committedOffsets.checkpoints(assigned));
                     }
 
                     @Override
@@ -517,87 +516,6 @@ public final class Instance implements AutoCloseable {
         return execution;
     }
 
-    /**
-     * Per partition, the checkpoint id its committed offset names. Waits for pending transactional
-     * offsets to resolve (read_committed asks the broker for stable offsets). Restore thread only.
-     */
-    private Map<InputPartition, Long> committedCheckpoints(java.util.Set<InputPartition> assigned) {
-        if (offsetReader == null) {
-            offsetReader = takeOffsetReaderAhead();
-        }
-        if (offsetReader == null) {
-            offsetReader = clients.offsetReader(settings.application(), clientId() + "-offsets");
-        }
-        java.util.Set<org.apache.kafka.common.TopicPartition> partitions = new java.util.HashSet<>();
-        assigned.forEach(ip -> partitions.add(new org.apache.kafka.common.TopicPartition(ip.topic(), ip.partition())));
-        Map<InputPartition, Long> checkpoints = new HashMap<>();
-        Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed;
-        try {
-            committed = offsetReader.committed(partitions, Duration.ofMinutes(1));
-        } catch (RuntimeException e) {
-            // The next restore asks with a new consumer.
-            try {
-                offsetReader.close(Duration.ZERO);
-            } catch (RuntimeException closing) {
-                e.addSuppressed(closing);
-            } finally {
-                offsetReader = null;
-            }
-            throw e;
-        }
-        committed.forEach((tp, om) -> {
-            if (om != null && om.metadata() != null && om.metadata().startsWith("ckpt=")) {
-                checkpoints.put(
-                        new InputPartition(tp.topic(), tp.partition()),
-                        Long.parseLong(om.metadata().substring(5)));
-            }
-        });
-        return checkpoints;
-    }
-
-    /**
-     * Makes the offset reader and has it ask for one committed offset on a thread of its own, so
-     * that the first restore's question goes straight to the group's coordinator instead of
-     * finding it and connecting first (150–350 ms for a member joining a busy group). It asks for
-     * partition 0 of the checkpoint topic, for which the group never commits offsets: no pending
-     * transaction can hold the answer up.
-     */
-    private CompletableFuture<org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]>> offsetReaderAhead() {
-        var made = new CompletableFuture<org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]>>();
-        var none = new org.apache.kafka.common.TopicPartition(settings.checkpointTopic(), 0);
-        named("weir-offsets-init")
-                .newThread(() -> {
-                    org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> c = null;
-                    try {
-                        c = clients.offsetReader(settings.application(), clientId() + "-offsets");
-                        c.committed(java.util.Set.of(none), Duration.ofSeconds(30));
-                        made.complete(c);
-                    } catch (Throwable t) {
-                        if (c != null) {
-                            c.close(Duration.ZERO);
-                        }
-                        made.completeExceptionally(t); // the restore makes its own
-                    }
-                })
-                .start();
-        return made;
-    }
-
-    /** The offset reader made during the start, once, waiting for it; null if its making failed. */
-    private org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> takeOffsetReaderAhead() {
-        var ahead = offsetReaderAhead;
-        offsetReaderAhead = null;
-        if (ahead == null) {
-            return null;
-        }
-        try {
-            return ahead.join();
-        } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
-            LOG.debug("the offset reader made ahead failed: {}", e.toString());
-            return null;
-        }
-    }
-
     /** Whether the instance stopped (a fatal error, or closed). */
     public boolean stopped() {
         return source != null && !source.running();
@@ -663,13 +581,8 @@ public final class Instance implements AutoCloseable {
                 }
             }
         }
-        if (offsetReader != null) {
-            offsetReader.close(Duration.ofSeconds(5)); // the source loop waited for the restore thread
-        }
-        var ahead = offsetReaderAhead; // no restore took it
-        if (ahead != null) {
-            offsetReaderAhead = null;
-            ahead.thenAccept(c -> c.close(Duration.ZERO));
+        if (committedOffsets != null) {
+            committedOffsets.close(); // the source loop waited for the restore thread
         }
         if (checkpoints != null) {
             checkpoints.close();
