@@ -62,23 +62,24 @@ class ManyInstancesIT {
     @Test
     @Timeout(value = 6, unit = TimeUnit.MINUTES)
     void three_instances_stay_exact_through_a_kill_a_join_and_a_graceful_leave() throws Exception {
-        Run run = new Run(TotalsJob.create("many", PARTITIONS), 1_500_000, 25_000);
+        Run run = new Run(TotalsJob.create("many", PARTITIONS), 2_250_000, 25_000);
         WeirProcess a = run.instance("m-1").start();
         WeirProcess b = run.instance("m-2").start();
         WeirProcess c = run.instance("m-3").start();
         run.produce();
 
         // Early enough that the last event still has input to measure after it: a starting JVM
-        // takes 10-15 s to run partitions on this machine with three others, and the run produces
-        // for 60 s (with 40 s the input had ended before the leave in some runs).
-        run.at(0.15, "kill -9 m-1 and restart it at once", () -> {
+        // takes 10-20 s to run partitions on this machine with three others, and the run produces
+        // for 90 s (with 40 s, and in the full suite with 60 s, the input had ended before the
+        // leave in some runs).
+        run.at(0.1, "kill -9 m-1 and restart it at once", () -> {
             a.kill();
             a.start();
         });
         run.joined(a);
-        run.at(0.3, "m-4 joins", () -> run.instance("m-4").start());
+        run.at(0.2, "m-4 joins", () -> run.instance("m-4").start());
         run.joined(processes.get(3));
-        run.at(0.45, "m-2 leaves (SIGTERM)", b::stop);
+        run.at(0.3, "m-2 leaves (SIGTERM)", b::stop);
 
         run.finish(List.of(a, c, processes.get(3)));
     }
