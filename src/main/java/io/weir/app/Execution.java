@@ -22,7 +22,6 @@ import io.weir.kafka.KafkaClients;
 import io.weir.kafka.SourceLoop;
 import io.weir.kafka.TransactionalProducers;
 import io.weir.state.KeyedState;
-import io.weir.state.RestorePoint;
 import io.weir.state.RestoreSizes;
 import io.weir.state.SnapshotStore;
 import io.weir.state.StateBackend;
@@ -58,9 +57,6 @@ final class Execution implements SourceLoop.Execution {
     private static final Duration WORKER_STOP_TIMEOUT = Duration.ofSeconds(10);
     /** How long a stop waits for the aborts of its open transactions (see {@link #runWithin}). */
     private static final Duration ABORT_WAIT = Duration.ofSeconds(5);
-    /** How many tasks' states a restore opens at once. */
-    private static final int OPEN_THREADS = 2;
-
     /** How long a stop waits for the commit in flight. */
     private static final Duration COMMIT_WAIT = Duration.ofSeconds(10);
     /**
@@ -282,7 +278,7 @@ final class Execution implements SourceLoop.Execution {
                 TaskEnvironment.prepareSnapshotAfter(s.checkpoint().interval().toMillis()));
         producers.openEpoch(firstEpoch); // tasks write to it from their first record
 
-        openStores(ctx, taskInputs.keySet(), restored, generation, ended);
+        StoreOpening.open(ctx, taskInputs.keySet(), restored, generation, ended, stores);
         List<Task> tasks = new ArrayList<>();
         for (Map.Entry<String, List<InputPartition>> t : taskInputs.entrySet()) {
             TaskCheckpoint checkpoint = restored.get(t.getKey());
@@ -355,69 +351,7 @@ final class Execution implements SourceLoop.Execution {
         ctx.housekeeping().execute(sweep);
     }
 
-    /**
-     * Restores and opens the state of {@code tasks}, {@value #OPEN_THREADS} at a time: a RocksDB
-     * store's open replays its write-ahead log, tens of milliseconds per task on a restart. Every
-     * store opened is in {@link #stores} (which {@link #stop} closes) before this returns or
-     * throws the first failure.
-     */
-    private void openStores(
-            Context ctx,
-            Set<String> tasks,
-            Map<String, TaskCheckpoint> restored,
-            String generation,
-            java.util.function.BooleanSupplier ended)
-            throws Exception {
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(
-                Math.max(1, Math.min(OPEN_THREADS, tasks.size())), Instance.named("weir-restore-task"));
-        Map<String, java.util.concurrent.Future<StateStore>> opening = new java.util.LinkedHashMap<>();
-        try {
-            for (String task : tasks) {
-                TaskCheckpoint checkpoint = restored.get(task);
-                opening.put(task, pool.submit(() -> {
-                    giveUpIf(ended);
-                    return ctx.backend()
-                            .open(
-                                    task,
-                                    generation,
-                                    checkpoint == null
-                                            ? null
-                                            : new RestorePoint(task, checkpoint.checkpointId(), checkpoint.state()),
-                                    ctx.snapshots());
-                }));
-            }
-        } finally {
-            pool.shutdown();
-        }
-        Throwable failure = null;
-        boolean interrupted = false;
-        for (Map.Entry<String, java.util.concurrent.Future<StateStore>> o : opening.entrySet()) {
-            while (true) {
-                try {
-                    stores.put(o.getKey(), o.getValue().get());
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true; // each open ends on its own: wait, so that none is left unclosed
-                } catch (java.util.concurrent.ExecutionException e) {
-                    if (failure == null) {
-                        failure = e.getCause();
-                    }
-                    break;
-                }
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        if (failure instanceof Exception e) {
-            throw e;
-        }
-        if (failure instanceof Error e) {
-            throw e;
-        }
-    }
-
-    private static void giveUpIf(java.util.function.BooleanSupplier ended) {
+    static void giveUpIf(java.util.function.BooleanSupplier ended) {
         if (ended.getAsBoolean()) {
             throw new java.util.concurrent.CancellationException("the run was ended while it restored");
         }
