@@ -285,11 +285,13 @@ public final class Instance implements AutoCloseable {
             }
         }
         StateSettings state = settings.state();
-        snapshots = seams.snapshots()
-                .apply(
-                        state.snapshots() == StateSettings.SnapshotStoreKind.KAFKA
-                                ? new KafkaSnapshotStore(clients, settings.snapshotTopic(), clientId())
-                                : new FileSnapshotStore(state.snapshotDir()));
+        KafkaSnapshotStore inKafka = state.snapshots() == StateSettings.SnapshotStoreKind.KAFKA
+                ? new KafkaSnapshotStore(clients, settings.snapshotTopic(), clientId())
+                : null;
+        snapshots = seams.snapshots().apply(inKafka != null ? inKafka : new FileSnapshotStore(state.snapshotDir()));
+        if (inKafka != null) {
+            named("weir-snapshots-connect").newThread(inKafka::connectAhead).start();
+        }
         try {
             backend = state.backend() == StateSettings.Backend.ROCKSDB
                     ? new RocksDbBackend(settings.localStateDir(), state.rocksdb())
