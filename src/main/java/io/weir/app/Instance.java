@@ -285,13 +285,11 @@ public final class Instance implements AutoCloseable {
             }
         }
         StateSettings state = settings.state();
-        KafkaSnapshotStore inKafka = state.snapshots() == StateSettings.SnapshotStoreKind.KAFKA
-                ? new KafkaSnapshotStore(clients, settings.snapshotTopic(), clientId())
-                : null;
-        snapshots = seams.snapshots().apply(inKafka != null ? inKafka : new FileSnapshotStore(state.snapshotDir()));
-        if (inKafka != null) {
-            named("weir-snapshots-connect").newThread(inKafka::connectAhead).start();
-        }
+        snapshots = seams.snapshots()
+                .apply(
+                        state.snapshots() == StateSettings.SnapshotStoreKind.KAFKA
+                                ? new KafkaSnapshotStore(clients, settings.snapshotTopic(), clientId())
+                                : new FileSnapshotStore(state.snapshotDir()));
         try {
             backend = state.backend() == StateSettings.Backend.ROCKSDB
                     ? new RocksDbBackend(settings.localStateDir(), state.rocksdb())
