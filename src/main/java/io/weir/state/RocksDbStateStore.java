@@ -157,11 +157,12 @@ final class RocksDbStateStore implements StateStore {
 
     /**
      * Writes many keys in one batch (a null value deletes its key), built on the heap and handed over
-     * in one call ({@link WriteBatches}), as when the write-back cache writes its dirty keys through.
+     * in one call ({@link WriteBatches}), as when the write-back cache writes its dirty keys through;
+     * {@code size} is the batch's ({@link WriteBatches#size}), which the caller summed.
      */
-    void writeAll(Iterable<? extends Map.Entry<byte[], byte[]>> entries) {
+    void writeAll(Iterable<? extends Map.Entry<byte[], byte[]>> entries, long size) {
         ensureOpen();
-        try (WriteBatch batch = new WriteBatch(WriteBatches.serialize(entries))) {
+        try (WriteBatch batch = new WriteBatch(WriteBatches.serialize(entries, size))) {
             db.write(writes, batch);
         } catch (RocksDBException e) {
             throw failed("batch write", e);

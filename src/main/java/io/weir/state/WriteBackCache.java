@@ -393,14 +393,19 @@ final class WriteBackCache implements StateStore {
             return;
         }
         List<Entry> batch = dirtyEntries();
-        inner.writeAll(batch);
+        // One walk clears the flags and sums the batch's size, the other writes it: with many dirty
+        // keys each walk is a cache miss per entry (a third one measured the batch). The flags are
+        // clear before the write: a write that fails fails the task, which restores from a checkpoint.
+        long size = WriteBatches.HEADER;
         for (Entry e : batch) {
             e.dirty = false;
             e.sorted = false;
             e.listed = -1;
+            size += WriteBatches.sizeOf(e.key, e.getValue());
         }
         dirty.clear();
         dirtyPoints.clear();
+        inner.writeAll(batch, size);
     }
 
     /** The dirty entries: those a scan may cover in key order, then the point keys. */

@@ -1,6 +1,5 @@
 package io.weir.state;
 
-import java.util.Arrays;
 import java.util.Map;
 
 /**
@@ -12,30 +11,32 @@ import java.util.Map;
  * cached writes a checkpoint carries ({@link RocksDbStateStore#CACHED_WRITES}).
  */
 final class WriteBatches {
-    private static final int HEADER = 12;
+    static final int HEADER = 12;
     private static final byte DELETION = 0x0;
     private static final byte VALUE = 0x1;
-    private static final int MAX_ARRAY = Integer.MAX_VALUE - 8;
 
     private WriteBatches() {}
 
-    /**
-     * The serialized batch of {@code entries}, in their order. One pass over them, into an array
-     * that doubles as it fills and is cut to size at the end: with many dirty keys each entry's
-     * arrays are a cache miss, and a pass that measured the batch first cost as much again (a
-     * preparation's flush with 1,000,000 users).
-     */
+    /** The serialized batch of {@code entries}, in their order. */
     static byte[] serialize(Iterable<? extends Map.Entry<byte[], byte[]>> entries) {
-        byte[] out = new byte[4096];
+        return serialize(entries, size(entries));
+    }
+
+    /**
+     * The serialized batch of {@code entries}, whose {@link #size} the caller knows already (the
+     * write-back cache's flush sums it while it walks its dirty entries anyway: with many keys each
+     * walk is a cache miss per entry).
+     */
+    static byte[] serialize(Iterable<? extends Map.Entry<byte[], byte[]>> entries, long size) {
+        if (size > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException("a write batch of " + size + " bytes does not fit in an array");
+        }
+        byte[] out = new byte[(int) size];
         int at = HEADER; // the sequence number stays 0; the count follows it
         int count = 0;
         for (Map.Entry<byte[], byte[]> e : entries) {
             byte[] key = e.getKey();
             byte[] value = e.getValue();
-            long needed = (long) at + 1 + 5 + key.length + (value == null ? 0 : 5 + value.length);
-            if (needed > out.length) {
-                out = grown(out, needed);
-            }
             out[at++] = value == null ? DELETION : VALUE;
             at = putVarint(out, at, key.length);
             System.arraycopy(key, 0, out, at, key.length);
@@ -47,29 +48,26 @@ final class WriteBatches {
             }
             count++;
         }
-        putFixed32(out, 8, count);
-        return at == out.length ? out : Arrays.copyOf(out, at);
-    }
-
-    /** {@code out} copied into an array of at least {@code needed} bytes, twice as long if it can be. */
-    private static byte[] grown(byte[] out, long needed) {
-        if (needed > MAX_ARRAY) {
-            throw new IllegalArgumentException(
-                    "a write batch of more than " + MAX_ARRAY + " bytes does not fit in an array");
+        if (at != size) {
+            throw new IllegalStateException("a write batch of " + at + " bytes was said to take " + size);
         }
-        return Arrays.copyOf(out, (int) Math.max(needed, Math.min(MAX_ARRAY, 2L * out.length)));
+        putFixed32(out, 8, count);
+        return out;
     }
 
     /** The serialized size of {@code entries}, as {@link #serialize} would build it. */
     static long size(Iterable<? extends Map.Entry<byte[], byte[]>> entries) {
         long size = HEADER;
         for (Map.Entry<byte[], byte[]> e : entries) {
-            size += 1 + varintLength(e.getKey().length) + e.getKey().length;
-            if (e.getValue() != null) {
-                size += varintLength(e.getValue().length) + e.getValue().length;
-            }
+            size += sizeOf(e.getKey(), e.getValue());
         }
         return size;
+    }
+
+    /** The bytes one entry takes in a batch (a null value: a delete); a batch adds {@link #HEADER}. */
+    static long sizeOf(byte[] key, byte[] value) {
+        long size = 1 + varintLength(key.length) + key.length;
+        return value == null ? size : size + varintLength(value.length) + value.length;
     }
 
     private static void putFixed32(byte[] out, int at, int v) {

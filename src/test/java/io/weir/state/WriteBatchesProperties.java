@@ -41,6 +41,17 @@ class WriteBatchesProperties {
         }
     }
 
+    @net.jqwik.api.Example
+    void aSizeTheEntriesDoNotTakeIsRefused() {
+        List<Map.Entry<byte[], byte[]>> entries =
+                List.of(new AbstractMap.SimpleEntry<>(new byte[] {1}, new byte[] {2}));
+        long size = WriteBatches.size(entries);
+        org.junit.jupiter.api.Assertions.assertEquals(
+                WriteBatches.HEADER + WriteBatches.sizeOf(new byte[] {1}, new byte[] {2}), size);
+        org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalStateException.class, () -> WriteBatches.serialize(entries, size + 1));
+    }
+
     @Provide
     Arbitrary<List<Map.Entry<byte[], byte[]>>> entries() {
         // Lengths around the varint's 1-, 2- and 3-byte boundaries (127/128, 16,383/16,384).
