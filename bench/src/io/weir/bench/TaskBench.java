@@ -103,8 +103,8 @@ public final class TaskBench {
             String id = "u" + u;
             String value = "{\"user\":\"" + id + "\",\"amount\":" + (1 + random.nextInt(100)) + ",\"seq\":" + (++seqs[u])
                     + "}";
-            orders[i] = new Record(
-                    id.getBytes(StandardCharsets.UTF_8), value.getBytes(StandardCharsets.UTF_8), 1_000L + i, i, List.of());
+            // The key in the stage's key format: a later stage reads JSON keys from its repartition topic.
+            orders[i] = new Record(stage.keyCodec().encode(id), value.getBytes(StandardCharsets.UTF_8), 1_000L + i, i, List.of());
         }
         long copiedBytes = 0;
         for (Record o : orders) {
