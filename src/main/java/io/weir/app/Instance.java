@@ -121,6 +121,8 @@ public final class Instance implements AutoCloseable {
     private volatile ScheduledExecutorService followLoop;
     /** The partition-count check of {@link #start()}; an execution waits for it before it runs. */
     private volatile PartitionCounts.Pending countsChecked;
+    /** The partition counts of every stage's inputs at the start: a rebalance under other counts stops the job. */
+    private Map<String, Integer> startCounts = Map.of();
     /** Set by close(), possibly from a shutdown hook while start() still waits for input topics. */
     private volatile boolean closing;
 
@@ -264,6 +266,7 @@ public final class Instance implements AutoCloseable {
             // Compared while the rest starts, the group is joined and the first tasks restore: an
             // execution starts no worker before the comparison passed (Execution.StartGate).
             countsChecked = partitionCounts.checkAsync(allInputs, Duration.ofSeconds(60), recordedCounts);
+            startCounts = Map.copyOf(allInputs);
             topics.require(Topics.internalRequirements(
                     settings.checkpointTopic(),
                     settings.snapshotTopic(),
@@ -319,7 +322,8 @@ public final class Instance implements AutoCloseable {
                 settings.instanceId(),
                 clientId(),
                 settings.resetToEarliest(),
-                standby == null ? java.util.Set::of : standby.warmPartitions());
+                standby == null ? java.util.Set::of : standby.warmPartitions(),
+                startCounts);
         events.sourceConsumer(consumer);
         stats.notRunning = "waiting for a partition assignment";
         source = new SourceLoop(

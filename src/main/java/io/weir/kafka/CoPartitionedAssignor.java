@@ -12,6 +12,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Supplier;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.Configurable;
@@ -30,7 +31,11 @@ import org.apache.kafka.common.TopicPartition;
  * tasks keep running throughout. A unit claimed by two members (a zombie that missed a generation)
  * belongs to the claim of the higher generation. <b>Warm</b>: a unit that must move goes, among the
  * members with room for it, to one that keeps a standby copy of its task (processing.standby), which
- * each member announces in its subscription ({@link #WARM_PARTITIONS}).
+ * each member announces in its subscription ({@link #WARM_PARTITIONS}). <b>Counted</b>: a key's state
+ * lives in the task of the partition it hashes to, so when an input topic's partition count differs
+ * from the one the instance started with ({@link #EXPECTED_COUNTS}: a partition was added under a
+ * running job) the leader assigns nothing to anyone and tells every member why; each stops with that
+ * error ({@link #onAssignment}) instead of running a new partition's task from empty state.
  */
 public final class CoPartitionedAssignor implements ConsumerPartitionAssignor, Configurable {
     public static final String NAME = "weir-copartitioned";
@@ -41,7 +46,17 @@ public final class CoPartitionedAssignor implements ConsumerPartitionAssignor, C
      */
     public static final String WARM_PARTITIONS = "weir.warm.partitions";
 
+    /**
+     * Consumer config key (not a Kafka setting): a {@code Map<String, Integer>} of the partition
+     * counts the instance started with (checked against those the job's checkpoints were taken with).
+     */
+    public static final String EXPECTED_COUNTS = "weir.expected.partition.counts";
+
+    /** Starts the user data of an assignment that refuses to assign anything; the reason follows. */
+    private static final String REFUSED = "weir-refused\n";
+
     private Supplier<Set<TopicPartition>> warm = Set::of;
+    private Map<String, Integer> expectedCounts = Map.of();
 
     /** A unit: partition {@code index} of every subscribed topic with {@code count} partitions. */
     record Unit(int count, int index) implements Comparable<Unit> {
@@ -59,6 +74,9 @@ public final class CoPartitionedAssignor implements ConsumerPartitionAssignor, C
     public void configure(Map<String, ?> configs) {
         if (configs.get(WARM_PARTITIONS) instanceof Supplier<?> supplier) {
             warm = (Supplier<Set<TopicPartition>>) supplier;
+        }
+        if (configs.get(EXPECTED_COUNTS) instanceof Map<?, ?> counts) {
+            expectedCounts = Map.copyOf((Map<String, Integer>) counts);
         }
     }
 
@@ -123,10 +141,49 @@ public final class CoPartitionedAssignor implements ConsumerPartitionAssignor, C
                 }
             }
         }
-        Map<String, List<TopicPartition>> assigned = assign(counts, members(subscriptions));
         Map<String, Assignment> result = new HashMap<>();
+        String changed = changedCount(counts, expectedCounts);
+        if (changed != null) {
+            ByteBuffer reason = ByteBuffer.wrap((REFUSED + changed).getBytes(StandardCharsets.UTF_8));
+            subscriptions.keySet().forEach(member -> result.put(member, new Assignment(List.of(), reason)));
+            return new GroupAssignment(result);
+        }
+        Map<String, List<TopicPartition>> assigned = assign(counts, members(subscriptions));
         assigned.forEach((member, partitions) -> result.put(member, new Assignment(partitions)));
         return new GroupAssignment(result);
+    }
+
+    /**
+     * Why the assignment is refused: the first topic (by name) whose count in the metadata differs
+     * from the one expected, as the error every member stops with; null when none does.
+     */
+    static String changedCount(Map<String, Integer> counts, Map<String, Integer> expected) {
+        for (Map.Entry<String, Integer> e : new TreeMap<>(counts).entrySet()) {
+            Integer before = expected.get(e.getKey());
+            if (before != null && !before.equals(e.getValue())) {
+                return PartitionCounts.changed(e.getKey(), e.getValue(), before)
+                        + ". Every instance of the job stopped instead of running the new partitions: restore the"
+                        + " partition count, or start the job afresh under a new application name (the state is then"
+                        + " lost)";
+            }
+        }
+        return null;
+    }
+
+    /** Stops the member with the leader's reason when the assignment refuses to assign anything. */
+    @Override
+    public void onAssignment(Assignment assignment, ConsumerGroupMetadata metadata) {
+        ByteBuffer data = assignment.userData();
+        if (data == null || !data.hasRemaining()) {
+            return;
+        }
+        ByteBuffer copy = data.duplicate();
+        byte[] bytes = new byte[copy.remaining()];
+        copy.get(bytes);
+        String text = new String(bytes, StandardCharsets.UTF_8);
+        if (text.startsWith(REFUSED)) {
+            throw new SourceLoop.FatalException(text.substring(REFUSED.length()), null);
+        }
     }
 
     /** What the assignor needs of a member's subscription. */

@@ -65,6 +65,9 @@ public final class KafkaClients {
         return new java.util.TreeMap<>(Secrets.redacted(properties));
     }
 
+    /** How old the source consumer's metadata may get: how soon a changed partition count is seen. */
+    static final int SOURCE_METADATA_MAX_AGE_MS = 30_000;
+
     /** How long the broker may hold a source fetch that finds nothing to read. */
     static final int SOURCE_FETCH_MAX_WAIT_MS = 50;
 
@@ -74,9 +77,10 @@ public final class KafkaClients {
             String instanceId,
             String clientId,
             boolean resetToEarliest,
-            Supplier<Set<TopicPartition>> warmPartitions) {
-        Map<String, Object> p =
-                sourceConsumerProperties(groupId, instanceId, clientId, resetToEarliest, warmPartitions);
+            Supplier<Set<TopicPartition>> warmPartitions,
+            Map<String, Integer> partitionCounts) {
+        Map<String, Object> p = sourceConsumerProperties(
+                groupId, instanceId, clientId, resetToEarliest, warmPartitions, partitionCounts);
         return created(
                 "consumer", () -> new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer()));
     }
@@ -86,7 +90,8 @@ public final class KafkaClients {
             String instanceId,
             String clientId,
             boolean resetToEarliest,
-            Supplier<Set<TopicPartition>> warmPartitions) {
+            Supplier<Set<TopicPartition>> warmPartitions,
+            Map<String, Integer> partitionCounts) {
         Map<String, Object> p = base(consumer);
         p.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
         p.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "30000");
@@ -99,6 +104,10 @@ public final class KafkaClients {
         // fetch.max.wait.ms; the resumed partitions wait behind it. With the default 500 ms the
         // two-stage bench's workers were idle 42 % of the run.
         p.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, Integer.toString(SOURCE_FETCH_MAX_WAIT_MS));
+        // The group's leader learns of a partition added to an input topic when it refreshes its
+        // metadata, and then stops the job (CoPartitionedAssignor.EXPECTED_COUNTS): every 30 s instead
+        // of the default 5 minutes, during which records of keys that moved are read by the wrong task.
+        p.putIfAbsent(ConsumerConfig.METADATA_MAX_AGE_CONFIG, Integer.toString(SOURCE_METADATA_MAX_AGE_MS));
         p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instanceId);
         p.put(ConsumerConfig.CLIENT_ID_CONFIG, clientId);
@@ -110,6 +119,7 @@ public final class KafkaClients {
         // cooperative: a rebalance moves only what it must and stops nothing else.
         p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CoPartitionedAssignor.class.getName());
         p.put(CoPartitionedAssignor.WARM_PARTITIONS, warmPartitions);
+        p.put(CoPartitionedAssignor.EXPECTED_COUNTS, Map.copyOf(partitionCounts));
         return p;
     }
 

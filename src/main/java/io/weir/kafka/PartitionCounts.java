@@ -144,10 +144,9 @@ public final class PartitionCounts {
         for (Map.Entry<String, Integer> e : new TreeMap<>(current).entrySet()) {
             Integer before = recorded.get(e.getKey());
             if (before != null && !before.equals(e.getValue()) && scan.hasCheckpoints) {
-                throw new Topics.StartupException("topic " + e.getKey() + " has " + e.getValue()
-                        + " partitions, but the job's checkpoints were taken with " + before + ": its keys would "
-                        + "move to other tasks and their state start from zero. Restore the partition count, or "
-                        + "start the job afresh under a new application name (the state is then lost)");
+                throw new Topics.StartupException(changed(e.getKey(), e.getValue(), before)
+                        + ". Restore the partition count, or start the job afresh under a new application name"
+                        + " (the state is then lost)");
             }
         }
         Map<String, Integer> merged = new TreeMap<>(recorded);
@@ -155,6 +154,12 @@ public final class PartitionCounts {
         if (!merged.equals(recorded)) {
             write(merged);
         }
+    }
+
+    /** The error of a topic whose partition count is not the one the job's state was split by. */
+    static String changed(String topic, int now, int before) {
+        return "topic " + topic + " has " + now + " partitions, but the job's checkpoints were taken with " + before
+                + ": its keys would move to other tasks and their state start from zero";
     }
 
     /** What a read of the checkpoint topic found. */

@@ -120,6 +120,51 @@ class InternalTopicsIT {
     }
 
     @Test
+    void aPartitionAddedUnderARunningJobStopsItAndTheNewPartitionNeverRuns() throws Exception {
+        TotalsJob job = TotalsJob.create("grown", 2);
+        WeirConfig config = job.config(
+                "instance-id=i1",
+                "processing.checkpoint.interval=200ms",
+                "kafka.consumer.metadata.max.age.ms=500"); // the leader sees the change within half a second
+        try (OrderGenerator g = new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), 50, 1)) {
+            g.send(500);
+        }
+        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
+            instance.start();
+            await().atMost(KafkaFixture.TIMEOUT).until(() -> job.committedInput() == 500);
+
+            KafkaFixture.admin()
+                    .createPartitions(Map.of(job.orders(), NewPartitions.increaseTo(3)))
+                    .all()
+                    .get(30, TimeUnit.SECONDS);
+            try (OrderGenerator g = new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), 50, 2)) {
+                g.send(500); // into all three partitions
+            }
+
+            await().atMost(KafkaFixture.TIMEOUT).until(instance::stopped);
+            Throwable fatal = instance.awaitTermination();
+            assertTrue(
+                    fatal != null
+                            && fatal.getMessage()
+                                    .startsWith("topic " + job.orders() + " has 3 partitions, but the job's checkpoints"
+                                            + " were taken with 2"),
+                    String.valueOf(fatal));
+        }
+        // No task of the new partition ran: the group never committed a position in it.
+        Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed =
+                KafkaFixture.admin()
+                        .listConsumerGroupOffsets(job.application())
+                        .partitionsToOffsetAndMetadata()
+                        .get(30, TimeUnit.SECONDS);
+        assertTrue(
+                committed.get(new org.apache.kafka.common.TopicPartition(job.orders(), 2)) == null,
+                "committed: " + committed);
+        assertTrue(
+                committed.containsKey(new org.apache.kafka.common.TopicPartition(job.orders(), 0)),
+                "committed: " + committed);
+    }
+
+    @Test
     void noWorkerRunsBeforeTheStartUpChecksLetTheExecutionThrough() throws Exception {
         TotalsJob job = TotalsJob.create("gated", 2);
         try (OrderGenerator g = new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), 50, 3)) {
