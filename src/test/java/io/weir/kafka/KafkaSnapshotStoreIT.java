@@ -89,6 +89,27 @@ class KafkaSnapshotStoreIT extends SnapshotStoreContract {
     }
 
     @Test
+    void connectingAheadOpensTheReadersConnectionsBeforeAnyReadAndReadsStillWork() throws Exception {
+        StoredFile file = store.write(task + "/ahead/a", random(3000, 7));
+        try (KafkaSnapshotStore fresh = new KafkaSnapshotStore(clients, topic, "store-it-ahead")) {
+            org.junit.jupiter.api.Assertions.assertEquals(0.0, fresh.readerConnections(), "a fresh reader");
+            fresh.connectAhead();
+            org.junit.jupiter.api.Assertions.assertTrue(
+                    fresh.readerConnections() > 0, "connected: " + fresh.readerConnections());
+            fresh.downloadAll(Map.of(file, dir.resolve("ahead")));
+            org.junit.jupiter.api.Assertions.assertArrayEquals(
+                    random(3000, 7), Files.readAllBytes(dir.resolve("ahead")));
+        }
+    }
+
+    @Test
+    void connectingAheadAfterTheCloseThrowsNothing() {
+        KafkaSnapshotStore closed = new KafkaSnapshotStore(clients, topic, "store-it-closed");
+        closed.close();
+        org.junit.jupiter.api.Assertions.assertDoesNotThrow(closed::connectAhead);
+    }
+
+    @Test
     void filesOfOnePartitionFarApartDownloadTogether() throws Exception {
         StoredFile a = store.write(task + "/far/a", random(5000, 40));
         int partition = ChunkReader.partition(a.locations().get(0));
