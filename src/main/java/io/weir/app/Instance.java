@@ -121,8 +121,11 @@ public final class Instance implements AutoCloseable {
     private volatile ScheduledExecutorService followLoop;
     /** The partition-count check of {@link #start()}; an execution waits for it before it runs. */
     private volatile PartitionCounts.Pending countsChecked;
-    /** The partition counts of every stage's inputs at the start: a rebalance under other counts stops the job. */
-    private Map<String, Integer> startCounts = Map.of();
+    /**
+     * The partition counts of every stage's inputs at the start: the group's leader refuses to assign
+     * under other counts, and this member refuses a partition beyond them (read on the source thread).
+     */
+    private volatile Map<String, Integer> startCounts = Map.of();
     /** Set by close(), possibly from a shutdown hook while start() still waits for input topics. */
     private volatile boolean closing;
 
@@ -352,6 +355,10 @@ public final class Instance implements AutoCloseable {
 
                     @Override
                     public void assigned(java.util.Set<InputPartition> partitions) {
+                        String beyond = PartitionCounts.beyond(partitions, startCounts);
+                        if (beyond != null) {
+                            throw new SourceLoop.FatalException(beyond, null);
+                        }
                         stats.rebalances.incrementAndGet();
                         if (partitions.isEmpty()) {
                             stats.notRunning = null; // a member with nothing assigned runs nothing

@@ -99,14 +99,12 @@ public final class CoPartitionedAssignor implements ConsumerPartitionAssignor, C
 
     /** The partitions a subscription's user data names as warm ({@link #subscriptionUserData}). */
     static Set<TopicPartition> warm(ByteBuffer userData) {
-        if (userData == null || !userData.hasRemaining()) {
+        String text = text(userData);
+        if (text.isEmpty()) {
             return Set.of();
         }
-        ByteBuffer copy = userData.duplicate();
-        byte[] bytes = new byte[copy.remaining()];
-        copy.get(bytes);
         Set<TopicPartition> warm = new HashSet<>();
-        for (String line : new String(bytes, StandardCharsets.UTF_8).split("\n")) {
+        for (String line : text.split("\n")) {
             int space = line.lastIndexOf(' ');
             if (space > 0) {
                 try {
@@ -117,6 +115,17 @@ public final class CoPartitionedAssignor implements ConsumerPartitionAssignor, C
             }
         }
         return warm;
+    }
+
+    /** User data as UTF-8 text, without moving the buffer's position; "" when there is none. */
+    private static String text(ByteBuffer data) {
+        if (data == null || !data.hasRemaining()) {
+            return "";
+        }
+        ByteBuffer copy = data.duplicate();
+        byte[] bytes = new byte[copy.remaining()];
+        copy.get(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
     }
 
     @Override
@@ -161,10 +170,9 @@ public final class CoPartitionedAssignor implements ConsumerPartitionAssignor, C
         for (Map.Entry<String, Integer> e : new TreeMap<>(counts).entrySet()) {
             Integer before = expected.get(e.getKey());
             if (before != null && !before.equals(e.getValue())) {
-                return PartitionCounts.changed(e.getKey(), e.getValue(), before)
-                        + ". Every instance of the job stopped instead of running the new partitions: restore the"
-                        + " partition count, or start the job afresh under a new application name (the state is then"
-                        + " lost)";
+                return PartitionCounts.changed(e.getKey(), Integer.toString(e.getValue()), before)
+                        + ". Every instance of the job stopped instead of running the new partitions. "
+                        + PartitionCounts.REMEDY;
             }
         }
         return null;
@@ -173,14 +181,7 @@ public final class CoPartitionedAssignor implements ConsumerPartitionAssignor, C
     /** Stops the member with the leader's reason when the assignment refuses to assign anything. */
     @Override
     public void onAssignment(Assignment assignment, ConsumerGroupMetadata metadata) {
-        ByteBuffer data = assignment.userData();
-        if (data == null || !data.hasRemaining()) {
-            return;
-        }
-        ByteBuffer copy = data.duplicate();
-        byte[] bytes = new byte[copy.remaining()];
-        copy.get(bytes);
-        String text = new String(bytes, StandardCharsets.UTF_8);
+        String text = text(assignment.userData());
         if (text.startsWith(REFUSED)) {
             throw new SourceLoop.FatalException(text.substring(REFUSED.length()), null);
         }

@@ -106,7 +106,8 @@ public final class KafkaClients {
         p.putIfAbsent(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, Integer.toString(SOURCE_FETCH_MAX_WAIT_MS));
         // The group's leader learns of a partition added to an input topic when it refreshes its
         // metadata, and then stops the job (CoPartitionedAssignor.EXPECTED_COUNTS): every 30 s instead
-        // of the default 5 minutes, during which records of keys that moved are read by the wrong task.
+        // of the default 5 minutes, during which records of keys that moved between the old partitions
+        // (none do when the new count is a multiple of the old) are read by the wrong task.
         p.putIfAbsent(ConsumerConfig.METADATA_MAX_AGE_CONFIG, Integer.toString(SOURCE_METADATA_MAX_AGE_MS));
         p.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         p.put(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instanceId);

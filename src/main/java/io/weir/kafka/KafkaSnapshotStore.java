@@ -127,19 +127,20 @@ public final class KafkaSnapshotStore implements SnapshotStore {
      * with one connected ahead (ManyInstancesIT's logs). An instance without local state (a new pod)
      * calls this on a thread of its own while it starts, so a restore that comes
      * meanwhile waits for it (reads are serialised) and then finds the reader connected. A failure
-     * only leaves the reader as it was: the first download connects then.
+     * only leaves the reader as it was: the first download connects then. It gives up after 5 s in
+     * all, so a restore never waits longer behind it.
      */
     public synchronized void connectAhead() {
-        Duration wait = Duration.ofSeconds(5);
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         try {
             List<TopicPartition> all = new ArrayList<>();
-            reader.partitionsFor(topic, wait).forEach(p -> all.add(new TopicPartition(topic, p.partition())));
+            reader.partitionsFor(topic, left(deadline)).forEach(p -> all.add(new TopicPartition(topic, p.partition())));
             reader.assign(all);
             reader.seekToEnd(all);
             for (TopicPartition tp : all) {
-                reader.position(tp, wait);
+                reader.position(tp, left(deadline));
             }
-            reader.poll(Duration.ofMillis(100));
+            reader.poll(Duration.ofMillis(Math.min(100, left(deadline).toMillis())));
         } catch (RuntimeException e) {
             LOG.debug("connecting the snapshot reader ahead failed; the first download connects", e);
         } finally {
@@ -149,6 +150,10 @@ public final class KafkaSnapshotStore implements SnapshotStore {
                 LOG.debug("the snapshot reader is closed", e);
             }
         }
+    }
+
+    private static Duration left(long deadline) {
+        return Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
     }
 
     /** Open connections of the reader; for tests. */

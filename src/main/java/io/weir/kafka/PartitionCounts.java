@@ -2,12 +2,15 @@ package io.weir.kafka;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.weir.element.InputPartition;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -144,9 +147,8 @@ public final class PartitionCounts {
         for (Map.Entry<String, Integer> e : new TreeMap<>(current).entrySet()) {
             Integer before = recorded.get(e.getKey());
             if (before != null && !before.equals(e.getValue()) && scan.hasCheckpoints) {
-                throw new Topics.StartupException(changed(e.getKey(), e.getValue(), before)
-                        + ". Restore the partition count, or start the job afresh under a new application name"
-                        + " (the state is then lost)");
+                throw new Topics.StartupException(
+                        changed(e.getKey(), Integer.toString(e.getValue()), before) + ". " + REMEDY);
             }
         }
         Map<String, Integer> merged = new TreeMap<>(recorded);
@@ -156,10 +158,30 @@ public final class PartitionCounts {
         }
     }
 
+    /** What the errors of a changed partition count tell the operator to do. */
+    static final String REMEDY = "Recreate the topic with the partition count of the checkpoints (Kafka cannot remove"
+            + " partitions), or start the job afresh under a new application name (the state is then lost)";
+
     /** The error of a topic whose partition count is not the one the job's state was split by. */
-    static String changed(String topic, int now, int before) {
+    static String changed(String topic, String now, int before) {
         return "topic " + topic + " has " + now + " partitions, but the job's checkpoints were taken with " + before
                 + ": its keys would move to other tasks and their state start from zero";
+    }
+
+    /**
+     * The error for an assignment that holds a partition beyond the count this instance started with
+     * ({@code started}: topic → count), or null. A member refuses such a partition whoever assigned it
+     * (a leader that started after the change, or one of an older version, does not refuse it).
+     */
+    public static String beyond(Collection<InputPartition> assigned, Map<String, Integer> started) {
+        for (InputPartition ip : new TreeSet<>(assigned)) {
+            Integer before = started.get(ip.topic());
+            if (before != null && ip.partition() >= before) {
+                return changed(ip.topic(), "more than " + before, before) + " (partition " + ip.partition()
+                        + " was assigned). This instance stopped instead of running it. " + REMEDY;
+            }
+        }
+        return null;
     }
 
     /** What a read of the checkpoint topic found. */

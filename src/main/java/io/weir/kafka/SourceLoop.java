@@ -54,7 +54,10 @@ public final class SourceLoop implements Runnable {
         /** The loop stopped an execution after {@code cause} and will start it again after a delay. */
         default void failedOver(Throwable cause) {}
 
-        /** The group changed this member's assignment; {@code partitions} is all of it (each rebalance). */
+        /**
+         * The group changed this member's assignment; {@code partitions} is all of it (each rebalance).
+         * Throwing {@link FatalException} refuses it: the loop stops before any new run restores.
+         */
         default void assigned(Set<InputPartition> partitions) {}
     }
 

@@ -140,6 +140,15 @@ class InternalTopicsIT {
             try (OrderGenerator g = new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), 50, 2)) {
                 g.send(500); // into all three partitions
             }
+            org.apache.kafka.common.TopicPartition added = new org.apache.kafka.common.TopicPartition(job.orders(), 2);
+            assertTrue(
+                    KafkaFixture.admin()
+                                    .listOffsets(Map.of(added, org.apache.kafka.clients.admin.OffsetSpec.latest()))
+                                    .partitionResult(added)
+                                    .get(30, TimeUnit.SECONDS)
+                                    .offset()
+                            > 0,
+                    "the new partition has records to run");
 
             await().atMost(KafkaFixture.TIMEOUT).until(instance::stopped);
             Throwable fatal = instance.awaitTermination();

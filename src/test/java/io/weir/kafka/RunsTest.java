@@ -64,6 +64,8 @@ class RunsTest {
     private final Map<InputPartition, Long> positions = new HashMap<>();
     private long now = 1_000_000;
     private RuntimeException restoreFailure;
+    /** What the lifecycle's assigned() throws (refusing the assignment), or null. */
+    private RuntimeException assignmentRefused;
     /** Runs inside the next restore, as the loop's thread would meanwhile. */
     private Runnable duringRestore;
     /** The restores that saw their run ended and gave up. */
@@ -152,6 +154,13 @@ class RunsTest {
                     public void failedOver(Throwable cause) {
                         failedOver.add(cause);
                     }
+
+                    @Override
+                    public void assigned(Set<InputPartition> partitions) {
+                        if (assignmentRefused != null) {
+                            throw assignmentRefused;
+                        }
+                    }
                 },
                 new RestartStrategy(restart, () -> 0.5),
                 false,
@@ -208,6 +217,19 @@ class RunsTest {
         assertTrue(runs.ready());
         assertEquals(42L, feeds.nextOffset(P0), "fed from there");
         assertEquals(consumer.groupMetadata(), runs.groupMetadata(), "the generation is published");
+    }
+
+    @Test
+    void anAssignmentTheLifecycleRefusesStopsTheCallbackBeforeAnyRunRestores() {
+        assignmentRefused = new SourceLoop.FatalException("topic t has more than 2 partitions", null);
+
+        SourceLoop.FatalException e =
+                assertThrows(SourceLoop.FatalException.class, () -> consumer.rebalance(List.of(P0, P1)));
+        restores();
+
+        assertEquals("topic t has more than 2 partitions", e.getMessage());
+        assertEquals(0, started.size(), "no run restored");
+        assertEquals(List.of(), runs.list());
     }
 
     @Test
