@@ -298,7 +298,8 @@ public final class Instance implements AutoCloseable {
         // A new pod (no local state: every restore downloads) connects its snapshot reader while it
         // starts; a restarted one recovers from its local files and needs its CPU for the start.
         if (inKafka != null
-                && (state.backend() != StateSettings.Backend.ROCKSDB || nothingLocal(settings.localStateDir()))) {
+                && (state.backend() != StateSettings.Backend.ROCKSDB
+                        || RocksDbBackend.holdsNothing(settings.localStateDir()))) {
             named("weir-snapshots-connect").newThread(inKafka::connectAhead).start();
         }
         try {
@@ -530,20 +531,6 @@ public final class Instance implements AutoCloseable {
         stats.notRunning = null;
         events.restored(tasks, clock.getAsLong() - started, execution.restoreSizes());
         return execution;
-    }
-
-    /**
-     * Whether {@code dir}, an instance's local state directory, holds nothing from an earlier run
-     * (missing or empty): then every restore downloads its files.
-     */
-    static boolean nothingLocal(java.nio.file.Path dir) {
-        try (java.util.stream.Stream<java.nio.file.Path> entries = java.nio.file.Files.list(dir)) {
-            return entries.findAny().isEmpty();
-        } catch (java.nio.file.NoSuchFileException e) {
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
     }
 
     /** Whether the instance stopped (a fatal error, or closed). */

@@ -113,6 +113,20 @@ public final class RocksDbBackend implements StateBackend {
                         .setPinL0FilterAndIndexBlocksInCache(true));
     }
 
+    /**
+     * Whether {@code root}, a backend's directory, holds nothing from an earlier run (missing or
+     * empty): then every restore downloads its files.
+     */
+    public static boolean holdsNothing(Path root) {
+        try (Stream<Path> entries = Files.list(root)) {
+            return entries.findAny().isEmpty();
+        } catch (java.nio.file.NoSuchFileException e) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     @Override
     public String name() {
         return NAME;

@@ -1,4 +1,4 @@
-package io.weir.app;
+package io.weir.state;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -8,18 +8,18 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Which start connects its snapshot reader ahead: one whose restores will all download. */
-class InstanceLocalStateTest {
+/** Whether a backend's directory holds state from an earlier run (an instance without any connects its snapshot reader ahead). */
+class RocksDbBackendLocalStateTest {
     @TempDir
     Path dir;
 
     @Test
     void aMissingOrEmptyStateDirectoryHoldsNothingLocalAndOneWithATaskDoes() throws Exception {
         Path instance = dir.resolve("app").resolve("i1");
-        assertTrue(Instance.nothingLocal(instance), "missing");
+        assertTrue(RocksDbBackend.holdsNothing(instance), "missing");
         Files.createDirectories(instance);
-        assertTrue(Instance.nothingLocal(instance), "empty");
+        assertTrue(RocksDbBackend.holdsNothing(instance), "empty");
         Files.createDirectories(instance.resolve("app-running-totals-0"));
-        assertFalse(Instance.nothingLocal(instance), "a task's directory from an earlier run");
+        assertFalse(RocksDbBackend.holdsNothing(instance), "a task's directory from an earlier run");
     }
 }
