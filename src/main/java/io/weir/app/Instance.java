@@ -10,6 +10,7 @@ import io.weir.kafka.CheckpointReader;
 import io.weir.kafka.KafkaClients;
 import io.weir.kafka.KafkaSnapshotStore;
 import io.weir.kafka.PartitionCounts;
+import io.weir.kafka.RebalanceHold;
 import io.weir.kafka.SourceLoop;
 import io.weir.kafka.Topics;
 import io.weir.kafka.TransactionalProducers;
@@ -326,13 +327,15 @@ public final class Instance implements AutoCloseable {
         Standby standby = settings.standby() > 0 && backend instanceof RocksDbBackend rocksdb
                 ? new Standby(settings, backgroundAdmin, checkpoints, rocksdb, snapshots, events)
                 : null;
+        RebalanceHold hold = new RebalanceHold();
         var consumer = clients.sourceConsumer(
                 settings.application(),
                 settings.instanceId(),
                 clientId(),
                 settings.resetToEarliest(),
                 standby == null ? java.util.Set::of : standby.warmPartitions(),
-                startCounts);
+                startCounts,
+                hold);
         events.sourceConsumer(consumer);
         stats.notRunning = "waiting for a partition assignment";
         source = new SourceLoop(
@@ -372,7 +375,8 @@ public final class Instance implements AutoCloseable {
                 restart,
                 settings.resetToEarliest(),
                 clock,
-                Executors.newSingleThreadExecutor(named("weir-restore")));
+                Executors.newSingleThreadExecutor(named("weir-restore")),
+                hold);
         sourceThread = named("weir-source").newThread(source);
         sourceThread.start();
         if (standby != null && !closing) {

@@ -52,11 +52,19 @@ public final class CoPartitionedAssignor implements ConsumerPartitionAssignor, C
      */
     public static final String EXPECTED_COUNTS = "weir.expected.partition.counts";
 
+    /**
+     * Consumer config key: a {@code Runnable} run when this member is about to ask to join or rejoin
+     * the group (the consumer asks the assignor for its subscription's user data just before it
+     * sends the request): {@link RebalanceHold#rejoining}.
+     */
+    public static final String REJOINING = "weir.rebalance.rejoining";
+
     /** Starts the user data of an assignment that refuses to assign anything; the reason follows. */
     private static final String REFUSED = "weir-refused\n";
 
     private Supplier<Set<TopicPartition>> warm = Set::of;
     private Map<String, Integer> expectedCounts = Map.of();
+    private Runnable rejoining = () -> {};
 
     /** A unit: partition {@code index} of every subscribed topic with {@code count} partitions. */
     record Unit(int count, int index) implements Comparable<Unit> {
@@ -78,10 +86,14 @@ public final class CoPartitionedAssignor implements ConsumerPartitionAssignor, C
         if (configs.get(EXPECTED_COUNTS) instanceof Map<?, ?> counts) {
             expectedCounts = Map.copyOf((Map<String, Integer>) counts);
         }
+        if (configs.get(REJOINING) instanceof Runnable r) {
+            rejoining = r;
+        }
     }
 
     @Override
     public ByteBuffer subscriptionUserData(Set<String> topics) {
+        rejoining.run();
         Set<TopicPartition> partitions = warm.get();
         if (partitions.isEmpty()) {
             return null;

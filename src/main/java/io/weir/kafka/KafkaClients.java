@@ -78,9 +78,10 @@ public final class KafkaClients {
             String clientId,
             boolean resetToEarliest,
             Supplier<Set<TopicPartition>> warmPartitions,
-            Map<String, Integer> partitionCounts) {
+            Map<String, Integer> partitionCounts,
+            RebalanceHold hold) {
         Map<String, Object> p = sourceConsumerProperties(
-                groupId, instanceId, clientId, resetToEarliest, warmPartitions, partitionCounts);
+                groupId, instanceId, clientId, resetToEarliest, warmPartitions, partitionCounts, hold);
         return created(
                 "consumer", () -> new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer()));
     }
@@ -91,7 +92,8 @@ public final class KafkaClients {
             String clientId,
             boolean resetToEarliest,
             Supplier<Set<TopicPartition>> warmPartitions,
-            Map<String, Integer> partitionCounts) {
+            Map<String, Integer> partitionCounts,
+            RebalanceHold hold) {
         Map<String, Object> p = base(consumer);
         p.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
         p.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "30000");
@@ -121,6 +123,7 @@ public final class KafkaClients {
         p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CoPartitionedAssignor.class.getName());
         p.put(CoPartitionedAssignor.WARM_PARTITIONS, warmPartitions);
         p.put(CoPartitionedAssignor.EXPECTED_COUNTS, Map.copyOf(partitionCounts));
+        p.put(CoPartitionedAssignor.REJOINING, (Runnable) hold::rejoining);
         return p;
     }
 

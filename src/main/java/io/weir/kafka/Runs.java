@@ -70,6 +70,8 @@ final class Runs implements ConsumerRebalanceListener {
      * or lost was ended before the new generation is published here.
      */
     private volatile ConsumerGroupMetadata groupMetadata;
+    /** Holds commits while this member rejoins the group, until its callbacks publish the new generation. */
+    private final RebalanceHold hold;
     /** Set by a graceful stop: nothing new starts, and the consumer leaves the group when it closes. */
     private boolean draining;
     /** Commits lost to a rebalance since the last completed checkpoint. */
@@ -84,8 +86,10 @@ final class Runs implements ConsumerRebalanceListener {
             boolean resetToEarliest,
             LongSupplier clock,
             ExecutorService restorer,
-            java.util.function.Consumer<Runnable> toLoop) {
+            java.util.function.Consumer<Runnable> toLoop,
+            RebalanceHold hold) {
         this.consumer = consumer;
+        this.hold = hold;
         this.feeds = feeds;
         this.lag = lag;
         this.lifecycle = lifecycle;
@@ -98,6 +102,7 @@ final class Runs implements ConsumerRebalanceListener {
 
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
+        newGeneration();
         if (!partitions.isEmpty()) {
             LOG.info("partitions revoked: {}", partitions);
             takeAway(partitions);
@@ -106,13 +111,14 @@ final class Runs implements ConsumerRebalanceListener {
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
+        newGeneration();
         LOG.warn("partitions lost: {}", partitions);
         takeAway(partitions);
     }
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-        groupMetadata = consumer.groupMetadata();
+        newGeneration();
         Set<TopicPartition> all = consumer.assignment();
         if (!partitions.isEmpty()) {
             LOG.info("partitions assigned: {} (now {})", partitions, all);
@@ -130,6 +136,18 @@ final class Runs implements ConsumerRebalanceListener {
             }
         }
         updateReady();
+    }
+
+    /**
+     * Publishes the consumer's group metadata and lets held commits go on. The consumer updates its
+     * generation before it calls the rebalance callbacks; a run whose partitions this rebalance
+     * revokes is ended by the callback after this, and its commit in flight (which the end waits
+     * for) may commit with the new generation: the partitions go to their next owner only in the
+     * following rebalance, after this member gave them up.
+     */
+    private void newGeneration() {
+        groupMetadata = consumer.groupMetadata();
+        hold.rebalanced();
     }
 
     /** The runs, in the order they started. */
@@ -229,6 +247,25 @@ final class Runs implements ConsumerRebalanceListener {
     /** The group metadata of the current generation (null before the first assignment). */
     ConsumerGroupMetadata groupMetadata() {
         return groupMetadata;
+    }
+
+    /**
+     * Runs a commit with the group metadata current when it starts: while this member rejoins the
+     * group, it first waits for the rebalance's end (at most {@link RebalanceHold#LONGEST}; then it
+     * takes its chance with the metadata there is), and a rejoin waits for it ({@link RebalanceHold}).
+     */
+    void commitInGroup(java.util.function.Consumer<ConsumerGroupMetadata> commit) {
+        try {
+            hold.commitStarts(RebalanceHold.LONGEST);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new org.apache.kafka.common.errors.InterruptException(e);
+        }
+        try {
+            commit.accept(groupMetadata);
+        } finally {
+            hold.commitEnded();
+        }
     }
 
     /**
@@ -362,6 +399,9 @@ final class Runs implements ConsumerRebalanceListener {
         assigned.retainAll(consumer.assignment());
         consumer.pause(assigned);
         if (was == Run.State.RUNNING) {
+            // The stop waits for the run's commit in flight, which must not wait for a rebalance
+            // that this thread, stopping, does not drive on.
+            hold.rebalanced();
             SourceLoop.Execution e = run.execution;
             run.execution = null;
             e.stop();

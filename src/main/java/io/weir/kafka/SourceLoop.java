@@ -13,7 +13,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.function.LongSupplier;
-import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.CloseOptions;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
@@ -109,12 +108,20 @@ public final class SourceLoop implements Runnable {
     /** Where barrier injections are answered; one per execution's coordinator. */
     public interface InjectionReceiver {
         /**
-         * Barrier {@code checkpointId} went in at {@code positions}; {@code fencingToken} supplies the
-         * group metadata to commit them with (read it when committing).
+         * Barrier {@code checkpointId} went in at {@code positions}; {@code fencingToken}, a {@link
+         * GroupCommit}, runs their commit with the group metadata current when it commits.
          */
         void injected(long checkpointId, Map<InputPartition, Long> positions, Object fencingToken);
 
         void skipped(long checkpointId);
+    }
+
+    /**
+     * Runs a transactional commit with the group's current metadata, kept apart from this member's
+     * rejoins ({@link RebalanceHold}).
+     */
+    public interface GroupCommit {
+        void commit(java.util.function.Consumer<ConsumerGroupMetadata> sendOffsetsAndCommit);
     }
 
     /** An error no restart can fix (fenced by a newer instance, restart attempts exhausted). */
@@ -132,7 +139,7 @@ public final class SourceLoop implements Runnable {
     private final Feeds feeds;
     private final Lag lag;
     private final Runs runs;
-    private final Supplier<ConsumerGroupMetadata> currentGroupMetadata;
+    private final GroupCommit groupCommit;
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile boolean running = true;
     private volatile Throwable fatal;
@@ -149,14 +156,16 @@ public final class SourceLoop implements Runnable {
             RestartStrategy restart,
             boolean resetToEarliest,
             LongSupplier clock,
-            ExecutorService restorer) {
+            ExecutorService restorer,
+            RebalanceHold hold) {
         this.consumer = consumer;
         this.topics = List.copyOf(topics);
         this.clock = clock;
         this.feeds = new Feeds(consumer);
         this.lag = new Lag(consumer, feeds, clock);
-        this.runs = new Runs(consumer, feeds, lag, lifecycle, restart, resetToEarliest, clock, restorer, this::post);
-        this.currentGroupMetadata = runs::groupMetadata;
+        this.runs =
+                new Runs(consumer, feeds, lag, lifecycle, restart, resetToEarliest, clock, restorer, this::post, hold);
+        this.groupCommit = runs::commitInGroup;
     }
 
     @Override
@@ -255,7 +264,7 @@ public final class SourceLoop implements Runnable {
         Map<InputPartition, Long> positions = feeds.injectBarrier(run, checkpointId);
         run.execution.closing(checkpointId);
         LOG.debug("barrier {} injected at {}", checkpointId, positions);
-        receiver.injected(checkpointId, positions, currentGroupMetadata);
+        receiver.injected(checkpointId, positions, groupCommit);
     }
 
     /** At-least-once: commits the positions of a completed checkpoint to the group. */

@@ -10,7 +10,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -163,11 +162,12 @@ public final class TransactionalProducers implements EpochProducers {
         String metadata = "ckpt=" + checkpointId;
         positions.forEach((ip, offset) ->
                 offsets.put(new TopicPartition(ip.topic(), ip.partition()), new OffsetAndMetadata(offset, metadata)));
-        // The source loop's current group metadata (see Runs#groupMetadata): a member that lost
+        // With the source loop's current group metadata (Runs#commitInGroup): a member that lost
         // these partitions has no generation that accepts them.
-        ConsumerGroupMetadata group = (ConsumerGroupMetadata) ((java.util.function.Supplier<?>) fencingToken).get();
-        p.sendOffsetsToTransaction(offsets, group);
-        p.commitTransaction();
+        ((SourceLoop.GroupCommit) fencingToken).commit(group -> {
+            p.sendOffsetsToTransaction(offsets, group);
+            p.commitTransaction();
+        });
         synchronized (this) {
             epochSlot.remove(checkpointId);
             outputs.remove(checkpointId);

@@ -148,6 +148,46 @@ class RunningTotalsIT {
     }
 
     @Test
+    void aMemberCommitsThroughTheGroupsRebalancesWithoutFailingOver() throws Exception {
+        // Checkpoints every 20 ms: a commit is in flight whenever the group rebalances, and one sent
+        // with the generation the rebalance ends fails (ILLEGAL_GENERATION), failing its run over.
+        Job job = new Job("processing.checkpoint.interval=20ms");
+        java.util.concurrent.atomic.AtomicBoolean producing = new java.util.concurrent.atomic.AtomicBoolean(true);
+        java.util.concurrent.atomic.AtomicLong produced = new java.util.concurrent.atomic.AtomicLong();
+        Thread orders = new Thread(() -> {
+            long seed = 100;
+            while (producing.get()) {
+                job.produce(500, seed++);
+                produced.addAndGet(500);
+            }
+        });
+        try (Instance a = job.start()) {
+            await().atMost(DEADLINE).until(a::ready);
+            orders.start();
+            for (int round = 1; round <= 3; round++) {
+                // Each join and each leave is two cooperative rebalances; a keeps partitions in all.
+                try (Instance b = job.startPeer("i" + (round + 1))) {
+                    await().atMost(DEADLINE).until(() -> a.ready() && b.ready());
+                    long seen = b.counters().recordsIn.sum();
+                    await().atMost(DEADLINE).until(() -> b.counters().recordsIn.sum() > seen);
+                    b.stopGracefully(Duration.ofSeconds(30)); // leaves the group at once
+                }
+                long before = a.stats().lastCompletedCheckpoint();
+                await().atMost(DEADLINE).until(() -> a.stats().lastCompletedCheckpoint() > before + 5);
+            }
+            producing.set(false);
+            orders.join();
+            job.awaitVerified(produced.get());
+            assertEquals(0, a.stats().failovers(), "runs of the member that stayed failed over");
+        } finally {
+            producing.set(false);
+        }
+        RunningTotalsVerifier.Result result = job.verify(true);
+        assertTrue(result.ok(), result.toString());
+        assertEquals(produced.get(), result.outputs());
+    }
+
+    @Test
     void aGracefulStopCommitsEverythingItRead() throws Exception {
         Job job = new Job("processing.checkpoint.interval=5s");
         job.produce(5_000, 10);

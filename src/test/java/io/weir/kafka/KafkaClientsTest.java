@@ -43,13 +43,13 @@ class KafkaClientsTest {
         KafkaClients defaults = new KafkaClients("localhost:1", Map.of(), Map.of(), Map.of(), Map.of());
         assertEquals(
                 "50",
-                defaults.sourceConsumerProperties("g", "i", "c", true, java.util.Set::of, Map.of())
+                defaults.sourceConsumerProperties("g", "i", "c", true, java.util.Set::of, Map.of(), new RebalanceHold())
                         .get("fetch.max.wait.ms"));
         KafkaClients tuned =
                 new KafkaClients("localhost:1", Map.of(), Map.of("fetch.max.wait.ms", "200"), Map.of(), Map.of());
         assertEquals(
                 "200",
-                tuned.sourceConsumerProperties("g", "i", "c", true, java.util.Set::of, Map.of())
+                tuned.sourceConsumerProperties("g", "i", "c", true, java.util.Set::of, Map.of(), new RebalanceHold())
                         .get("fetch.max.wait.ms"));
     }
 
@@ -57,15 +57,15 @@ class KafkaClientsTest {
     void theSourceConsumerRefreshesItsMetadataEveryThirtySecondsAndCarriesTheCountsItStartedWith() {
         // The group's leader notices a partition added to an input topic at its next metadata refresh.
         KafkaClients defaults = new KafkaClients("localhost:1", Map.of(), Map.of(), Map.of(), Map.of());
-        Map<String, Object> p =
-                defaults.sourceConsumerProperties("g", "i", "c", true, java.util.Set::of, Map.of("orders", 4));
+        Map<String, Object> p = defaults.sourceConsumerProperties(
+                "g", "i", "c", true, java.util.Set::of, Map.of("orders", 4), new RebalanceHold());
         assertEquals("30000", p.get("metadata.max.age.ms"));
         assertEquals(Map.of("orders", 4), p.get(CoPartitionedAssignor.EXPECTED_COUNTS));
         KafkaClients tuned =
                 new KafkaClients("localhost:1", Map.of(), Map.of("metadata.max.age.ms", "5000"), Map.of(), Map.of());
         assertEquals(
                 "5000",
-                tuned.sourceConsumerProperties("g", "i", "c", true, java.util.Set::of, Map.of())
+                tuned.sourceConsumerProperties("g", "i", "c", true, java.util.Set::of, Map.of(), new RebalanceHold())
                         .get("metadata.max.age.ms"));
     }
 

@@ -59,6 +59,7 @@ class RunsTest {
     private final ManualScheduler restorer = new ManualScheduler();
 
     private final Queue<Runnable> toLoop = new ArrayDeque<>();
+    private final RebalanceHold hold = new RebalanceHold();
     private final List<Fake> started = new ArrayList<>();
     private final List<Throwable> failedOver = new ArrayList<>();
     private final Map<InputPartition, Long> positions = new HashMap<>();
@@ -166,7 +167,8 @@ class RunsTest {
                 false,
                 () -> now,
                 restorer,
-                toLoop::add);
+                toLoop::add,
+                hold);
     }
 
     private static InputPartition ip(TopicPartition tp) {
@@ -265,6 +267,35 @@ class RunsTest {
                 SourceLoop.FatalException.class,
                 () -> runs.fail(last(), new IllegalStateException("commit failed", race)));
         assertTrue(stopped.getMessage().contains("gave up"), stopped.getMessage());
+    }
+
+    @Test
+    void aCommitStartedWhileTheMemberRejoinsWaitsForTheCallbackAndTakesTheNewGeneration() throws Exception {
+        consumer.rebalance(List.of(P0, P1));
+        loopTurn();
+        hold.rejoining(); // the assignor was asked for the join request's user data
+        java.util.concurrent.atomic.AtomicReference<org.apache.kafka.clients.consumer.ConsumerGroupMetadata> used =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> runs.commitInGroup(used::set));
+        assertFalse(commit.isDone(), "a commit waits while the member rejoins");
+
+        consumer.rebalance(List.of(P0, P1)); // the rebalance ends; nothing moved
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(commit::isDone);
+        assertEquals(consumer.groupMetadata().toString(), used.get().toString(), "the callback's generation");
+        assertTrue(last().running, "a run the rebalance left alone goes on");
+    }
+
+    @Test
+    void aRunEndedWhileTheMemberRejoinsLetsItsHeldCommitGoOn() throws Exception {
+        consumer.rebalance(List.of(P0));
+        loopTurn();
+        hold.rejoining();
+
+        // The loop thread stops the run and waits for its commit in flight: that commit must not
+        // wait for the rebalance, which the loop thread, stopping the run, does not drive on.
+        runs.fail(last(), new IllegalStateException("boom"));
+        assertTrue(hold.commitStarts(Duration.ZERO));
+        hold.commitEnded();
     }
 
     @Test

@@ -153,7 +153,8 @@ class SourceLoopTest {
                 restart,
                 true,
                 clock,
-                Executors.newSingleThreadExecutor());
+                Executors.newSingleThreadExecutor(),
+                new RebalanceHold());
         thread = new Thread(() -> {
             loopThread.set(Thread.currentThread());
             loop.run();
