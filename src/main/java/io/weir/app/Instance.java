@@ -231,7 +231,16 @@ public final class Instance implements AutoCloseable {
                         + "source), but " + String.join(" and ", counts));
             }
             took.mark("input topics");
+            // The transaction checks (the broker's limit, leftovers beyond the pool) need none of
+            // the topics below: they run beside them, on the same admin client.
+            java.util.concurrent.CompletableFuture<Void> transactions = null;
             if (settings.exactlyOnce()) {
+                transactions = java.util.concurrent.CompletableFuture.runAsync(
+                        () -> {
+                            checkTransactionTimeouts(topics.brokerMaxTransactionTimeoutMs());
+                            abortLeftovers(topics);
+                        },
+                        r -> named("weir-transaction-checks").newThread(r).start());
                 // The first execution's producers: their ids depend on the instance alone, so they are
                 // initialised beside the checks below instead of after the group's assignment.
                 producerSlots.initialiseAhead(this::initialiseProducers);
@@ -285,9 +294,15 @@ public final class Instance implements AutoCloseable {
                     topic -> maxBytes.getOrDefault(topic, RecordLimits.DEFAULT_MAX_BYTES),
                     settings.truncateDeadLetters());
             took.mark("topic settings");
-            if (settings.exactlyOnce()) {
-                checkTransactionTimeouts(topics.brokerMaxTransactionTimeoutMs());
-                abortLeftovers(topics);
+            if (transactions != null) {
+                try {
+                    transactions.join();
+                } catch (java.util.concurrent.CompletionException e) {
+                    if (e.getCause() instanceof RuntimeException cause) {
+                        throw cause;
+                    }
+                    throw e;
+                }
                 took.mark("transactions");
             }
         }
