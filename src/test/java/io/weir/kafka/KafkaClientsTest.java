@@ -70,6 +70,24 @@ class KafkaClientsTest {
     }
 
     @Test
+    void theSourceConsumerHeartbeatsEveryFifthOfASecondAndTellsTheHoldWhenItRejoins() throws Exception {
+        // The members that revoke nothing learn of a cooperative move's second round from a heartbeat.
+        RebalanceHold hold = new RebalanceHold();
+        KafkaClients defaults = new KafkaClients("localhost:1", Map.of(), Map.of(), Map.of(), Map.of());
+        Map<String, Object> p =
+                defaults.sourceConsumerProperties("g", "i", "c", true, java.util.Set::of, Map.of(), hold);
+        assertEquals("200", p.get("heartbeat.interval.ms"));
+        ((Runnable) p.get(CoPartitionedAssignor.REJOINING)).run();
+        assertEquals(false, hold.commitStarts(java.time.Duration.ZERO), "commits wait once the member rejoins");
+        KafkaClients tuned =
+                new KafkaClients("localhost:1", Map.of(), Map.of("heartbeat.interval.ms", "3000"), Map.of(), Map.of());
+        assertEquals(
+                "3000",
+                tuned.sourceConsumerProperties("g", "i", "c", true, java.util.Set::of, Map.of(), hold)
+                        .get("heartbeat.interval.ms"));
+    }
+
+    @Test
     void clientsRegisterNoJmxBeansForTheirMetricsUnlessTheUserAsksForTheJmxReporter() throws Exception {
         javax.management.MBeanServer jmx = java.lang.management.ManagementFactory.getPlatformMBeanServer();
         KafkaClients defaults = new KafkaClients("localhost:1", Map.of(), Map.of(), Map.of(), Map.of());
