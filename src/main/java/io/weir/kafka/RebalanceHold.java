@@ -13,7 +13,8 @@ import java.util.concurrent.TimeUnit;
  * before the request) first lets the commits in flight finish, and commits that start from then
  * until its next rebalance callback (the consumer holds the new generation by then) wait for it and
  * take the new generation. Each wait lasts at most {@link #LONGEST}; after it, the other side goes
- * on (a commit then takes its chance: a failed one fails its run over, as without the hold). Kafka
+ * on (commits then take their chance until the next rejoin: a failed one fails its run over, as
+ * without the hold). Kafka
  * Streams defers its commits during a rebalance for the same reason.
  */
 public final class RebalanceHold {
@@ -48,6 +49,13 @@ public final class RebalanceHold {
      */
     synchronized boolean commitStarts(Duration longest) throws InterruptedException {
         boolean ended = awaitWhile(() -> rejoining, longest);
+        if (!ended) {
+            // A long rebalance (a member that neither rejoins nor has timed out yet): its old
+            // generation stays valid until every member rejoined, so the commits of this rejoin go
+            // on from now instead of each waiting in turn.
+            rejoining = false;
+            notifyAll();
+        }
         committing++;
         return ended;
     }

@@ -51,12 +51,13 @@ class RebalanceHoldTest {
     }
 
     @Test
-    void aRejoinThatDoesNotEndLetsTheCommitGoOnAfterItsLongestWait() throws Exception {
+    void aRejoinThatDoesNotEndHoldsOneCommitForItsLongestWaitAndNoMoreAfterIt() throws Exception {
         hold.rejoining();
         assertFalse(hold.commitStarts(Duration.ofMillis(5)), "the wait ends at its deadline, unreleased");
         hold.commitEnded();
-        hold.rebalanced();
-        hold.rejoining(); // the next rebalance holds again
+        assertTrue(hold.commitStarts(Duration.ZERO), "the next commit of the same rejoin does not wait");
+        hold.commitEnded();
+        hold.rejoining(); // the next rejoin holds again
         assertFalse(hold.commitStarts(Duration.ZERO));
     }
 }
