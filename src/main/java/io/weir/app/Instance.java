@@ -212,98 +212,103 @@ public final class Instance implements AutoCloseable {
         int partitions;
         try (Admin admin = clients.admin(settings.application() + "-admin")) {
             Topics topics = new Topics(admin, settings.replicationFactor());
-            Map<String, Integer> inputs;
+            CompletableFuture<Void> transactions = null;
             try {
-                inputs = topics.awaitPartitions(
-                        settings.firstStage().inputTopics(), () -> !closing, Duration.ofSeconds(10));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new Topics.StartupException("interrupted while waiting for the input topics", e);
-            }
-            partitions = inputs.values().stream().max(Integer::compare).orElse(1);
-            if (inputs.values().stream().distinct().count() > 1) {
-                List<String> counts = new ArrayList<>();
-                for (String topic : settings.firstStage().inputTopics()) {
-                    counts.add(topic + " has " + inputs.get(topic) + " partitions");
-                }
-                throw new Topics.StartupException("the topics the first stage reads together must have the same "
-                        + "partition count (a join or lookup reads partition p of each with partition p of the "
-                        + "source), but " + String.join(" and ", counts));
-            }
-            took.mark("input topics");
-            // The transaction checks (the broker's limit, leftovers beyond the pool) need none of
-            // the topics below: they run beside them, on the same admin client.
-            java.util.concurrent.CompletableFuture<Void> transactions = null;
-            if (settings.exactlyOnce()) {
-                transactions = java.util.concurrent.CompletableFuture.runAsync(
-                        () -> {
-                            checkTransactionTimeouts(topics.brokerMaxTransactionTimeoutMs());
-                            abortLeftovers(topics);
-                        },
-                        r -> named("weir-transaction-checks").newThread(r).start());
-                // The first execution's producers: their ids depend on the instance alone, so they are
-                // initialised beside the checks below instead of after the group's assignment.
-                producerSlots.initialiseAhead(this::initialiseProducers);
-            }
-            committedOffsets = new CommittedOffsets(
-                    clients,
-                    settings.application(),
-                    clientId() + "-offsets",
-                    settings.checkpointTopic(),
-                    named("weir-offsets-init"));
-            topics.ensureInternal(settings.checkpointTopic(), settings.snapshotTopic());
-            for (OutputTopic out : settings.outputs()) {
-                int count = out.partitions() == 0 ? partitions : out.partitions();
-                // Repartition topics are purged up to what every checkpoint has consumed instead of
-                // by age: a job stopped for a week must still find what it had not read yet.
-                topics.ensure(out.name(), count, out.repartition() ? Map.of("retention.ms", "-1") : Map.of());
-            }
-            Map<String, Integer> allInputs = new HashMap<>(inputs);
-            for (Stage stage : settings.stages().subList(1, settings.stages().size())) {
-                // Just created (by the loop above) a repartition topic may not be described yet by
-                // the broker the admin client asks: wait for it like for a missing input.
-                Map<String, Integer> counts;
+                Map<String, Integer> inputs;
                 try {
-                    counts = topics.awaitPartitions(stage.inputTopics(), () -> !closing, Duration.ofSeconds(10));
+                    inputs = topics.awaitPartitions(
+                            settings.firstStage().inputTopics(), () -> !closing, Duration.ofSeconds(10));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw new Topics.StartupException("interrupted while waiting for the repartition topics", e);
+                    throw new Topics.StartupException("interrupted while waiting for the input topics", e);
                 }
-                if (counts.values().stream().distinct().count() > 1) {
-                    throw new Topics.StartupException("input topics of one stage must have the same partition "
-                            + "count (co-partitioning), found " + counts);
-                }
-                allInputs.putAll(counts);
-            }
-            took.mark("own topics");
-            // Compared while the rest starts, the group is joined and the first tasks restore: an
-            // execution starts no worker before the comparison passed (Execution.StartGate).
-            countsChecked = partitionCounts.checkAsync(allInputs, Duration.ofSeconds(60), recordedCounts);
-            startCounts = Map.copyOf(allInputs);
-            topics.require(Topics.internalRequirements(
-                    settings.checkpointTopic(),
-                    settings.snapshotTopic(),
-                    settings.outputs().stream()
-                            .filter(OutputTopic::repartition)
-                            .map(OutputTopic::name)
-                            .toList()));
-            List<String> written = new ArrayList<>();
-            settings.outputs().forEach(o -> written.add(o.name()));
-            Map<String, Integer> maxBytes = topics.maxRecordBytes(written, KafkaClients.MAX_REQUEST_BYTES);
-            limits = new RecordLimits(
-                    topic -> maxBytes.getOrDefault(topic, RecordLimits.DEFAULT_MAX_BYTES),
-                    settings.truncateDeadLetters());
-            took.mark("topic settings");
-            if (transactions != null) {
-                try {
-                    transactions.join();
-                } catch (java.util.concurrent.CompletionException e) {
-                    if (e.getCause() instanceof RuntimeException cause) {
-                        throw cause;
+                partitions = inputs.values().stream().max(Integer::compare).orElse(1);
+                if (inputs.values().stream().distinct().count() > 1) {
+                    List<String> counts = new ArrayList<>();
+                    for (String topic : settings.firstStage().inputTopics()) {
+                        counts.add(topic + " has " + inputs.get(topic) + " partitions");
                     }
-                    throw e;
+                    throw new Topics.StartupException("the topics the first stage reads together must have the same "
+                            + "partition count (a join or lookup reads partition p of each with partition p of the "
+                            + "source), but " + String.join(" and ", counts));
                 }
-                took.mark("transactions");
+                took.mark("input topics");
+                // The transaction checks (the broker's limit, leftovers beyond the pool) need none of
+                // the topics below: they run beside them, on the same admin client.
+                if (settings.exactlyOnce()) {
+                    transactions = CompletableFuture.runAsync(
+                            () -> {
+                                checkTransactionTimeouts(topics.brokerMaxTransactionTimeoutMs());
+                                abortLeftovers(topics);
+                            },
+                            r -> named("weir-transaction-checks").newThread(r).start());
+                    // The first execution's producers: their ids depend on the instance alone, so they are
+                    // initialised beside the checks below instead of after the group's assignment.
+                    producerSlots.initialiseAhead(this::initialiseProducers);
+                }
+                committedOffsets = new CommittedOffsets(
+                        clients,
+                        settings.application(),
+                        clientId() + "-offsets",
+                        settings.checkpointTopic(),
+                        named("weir-offsets-init"));
+                topics.ensureInternal(settings.checkpointTopic(), settings.snapshotTopic());
+                for (OutputTopic out : settings.outputs()) {
+                    int count = out.partitions() == 0 ? partitions : out.partitions();
+                    // Repartition topics are purged up to what every checkpoint has consumed instead of
+                    // by age: a job stopped for a week must still find what it had not read yet.
+                    topics.ensure(out.name(), count, out.repartition() ? Map.of("retention.ms", "-1") : Map.of());
+                }
+                Map<String, Integer> allInputs = new HashMap<>(inputs);
+                for (Stage stage :
+                        settings.stages().subList(1, settings.stages().size())) {
+                    // Just created (by the loop above) a repartition topic may not be described yet by
+                    // the broker the admin client asks: wait for it like for a missing input.
+                    Map<String, Integer> counts;
+                    try {
+                        counts = topics.awaitPartitions(stage.inputTopics(), () -> !closing, Duration.ofSeconds(10));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new Topics.StartupException("interrupted while waiting for the repartition topics", e);
+                    }
+                    if (counts.values().stream().distinct().count() > 1) {
+                        throw new Topics.StartupException("input topics of one stage must have the same partition "
+                                + "count (co-partitioning), found " + counts);
+                    }
+                    allInputs.putAll(counts);
+                }
+                took.mark("own topics");
+                // Compared while the rest starts, the group is joined and the first tasks restore: an
+                // execution starts no worker before the comparison passed (Execution.StartGate).
+                countsChecked = partitionCounts.checkAsync(allInputs, Duration.ofSeconds(60), recordedCounts);
+                startCounts = Map.copyOf(allInputs);
+                topics.require(Topics.internalRequirements(
+                        settings.checkpointTopic(),
+                        settings.snapshotTopic(),
+                        settings.outputs().stream()
+                                .filter(OutputTopic::repartition)
+                                .map(OutputTopic::name)
+                                .toList()));
+                List<String> written = new ArrayList<>();
+                settings.outputs().forEach(o -> written.add(o.name()));
+                Map<String, Integer> maxBytes = topics.maxRecordBytes(written, KafkaClients.MAX_REQUEST_BYTES);
+                limits = new RecordLimits(
+                        topic -> maxBytes.getOrDefault(topic, RecordLimits.DEFAULT_MAX_BYTES),
+                        settings.truncateDeadLetters());
+                took.mark("topic settings");
+                if (transactions != null) {
+                    awaitChecks(transactions);
+                    took.mark("transactions");
+                }
+            } finally {
+                if (transactions != null && !transactions.isDone()) {
+                    // A check above failed: the admin client closes once the transaction checks ended.
+                    try {
+                        transactions.get(60, TimeUnit.SECONDS); // as long as one admin request may take
+                    } catch (Exception e) {
+                        LOG.debug("the transaction checks after a failed start: {}", e.toString());
+                    }
+                }
             }
         }
         StateSettings state = settings.state();
@@ -469,6 +474,21 @@ public final class Instance implements AutoCloseable {
         @Override
         public String toString() {
             return parts.toString();
+        }
+    }
+
+    /** Waits for start-up checks running beside the others; their failure is the start's. */
+    private static void awaitChecks(CompletableFuture<Void> checks) {
+        try {
+            checks.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Topics.StartupException("interrupted during the start-up checks", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException cause) {
+                throw cause;
+            }
+            throw new Topics.StartupException("a start-up check failed: " + e.getCause(), e.getCause());
         }
     }
 

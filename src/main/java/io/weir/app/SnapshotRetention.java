@@ -78,8 +78,9 @@ final class SnapshotRetention {
         try {
             store.delete(f);
         } catch (java.util.concurrent.CancellationException e) {
-            // The execution stopped (a rebalance, a failover, a stop): expected, not worth a warning.
-            LOG.debug("deleting snapshot file {} was cut short by a stop (it stays as an orphan)", f.name());
+            // The instance is closing (its housekeeping thread is interrupted): expected, not worth a
+            // warning; the sweep at the task's next start removes the orphan.
+            LOG.debug("deleting snapshot file {} was cut short by the close (it stays as an orphan)", f.name());
         } catch (Exception e) {
             // An undeleted file is an orphan: the sweep at the task's next start removes it.
             LOG.warn("could not delete snapshot file {} (it stays as an orphan): {}", f.name(), e.toString());

@@ -2,6 +2,7 @@ package io.weir.kafka;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * Keeps this member's transactional commits and its rejoins apart. A commit names the group's
@@ -10,16 +11,21 @@ import java.util.concurrent.TimeUnit;
  * reach the broker in that time fails ({@code ILLEGAL_GENERATION}) and its run fails over, although
  * the rebalance may leave its partitions where they are (a member joining or leaving elsewhere).
  * So a member about to ask to rejoin (its assignor is asked for the subscription's user data just
- * before the request) first lets the commits in flight finish, and commits that start from then
- * until its next rebalance callback (the consumer holds the new generation by then) wait for it and
- * take the new generation. Each wait lasts at most {@link #LONGEST}; after it, the other side goes
- * on (commits then take their chance until the next rejoin: a failed one fails its run over, as
- * without the hold). Kafka
- * Streams defers its commits during a rebalance for the same reason.
+ * before the request) first lets the commits in flight finish, at most {@link #REJOIN_WAIT} (the
+ * consumer holds its coordinator's lock meanwhile), and commits that start from then until its next
+ * rebalance callback (the consumer holds the new generation by then) wait for it, at most {@link
+ * #LONGEST} in all, and take the new generation. After either limit the other side goes on: a
+ * commit that then fails fails its run over, as without the hold. Kafka Streams defers its commits
+ * during a rebalance for the same reason.
+ *
+ * <p>Threading: {@link #rejoining} and {@link #rebalanced} on the source loop's thread, commits on
+ * the committer thread.
  */
 public final class RebalanceHold {
-    /** A commit takes milliseconds and a healthy group's rebalance a second or two: no wait is longer. */
+    /** How long a rejoin holds the commits that start after it: a healthy group's rebalance takes a second or two. */
     static final Duration LONGEST = Duration.ofSeconds(5);
+    /** How long a rejoin waits for the commits in flight, which take milliseconds. */
+    static final Duration REJOIN_WAIT = Duration.ofSeconds(1);
 
     private boolean rejoining;
     private int committing;
@@ -28,7 +34,7 @@ public final class RebalanceHold {
     public synchronized void rejoining() {
         rejoining = true;
         try {
-            awaitWhile(() -> committing > 0, LONGEST);
+            awaitWhile(() -> committing > 0, REJOIN_WAIT);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -45,14 +51,13 @@ public final class RebalanceHold {
 
     /**
      * A commit starts: waits while this member rejoins, at most {@code longest}, and counts it in
-     * flight until {@link #commitEnded}. Returns whether the rejoin (if any) ended in time.
+     * flight until {@link #commitEnded}. Returns false when the wait ran out; the commits of the
+     * same rejoin then go on at once (a long rebalance, waiting for a member that neither rejoins
+     * nor has timed out, keeps the old generation valid meanwhile).
      */
     synchronized boolean commitStarts(Duration longest) throws InterruptedException {
         boolean ended = awaitWhile(() -> rejoining, longest);
         if (!ended) {
-            // A long rebalance (a member that neither rejoins nor has timed out yet): its old
-            // generation stays valid until every member rejoined, so the commits of this rejoin go
-            // on from now instead of each waiting in turn.
             rejoining = false;
             notifyAll();
         }
@@ -65,8 +70,7 @@ public final class RebalanceHold {
         notifyAll();
     }
 
-    private boolean awaitWhile(java.util.function.BooleanSupplier condition, Duration longest)
-            throws InterruptedException {
+    private boolean awaitWhile(BooleanSupplier condition, Duration longest) throws InterruptedException {
         long deadline = System.nanoTime() + longest.toNanos();
         while (condition.getAsBoolean()) {
             long left = deadline - System.nanoTime();

@@ -31,8 +31,9 @@ import org.slf4j.LoggerFactory;
  * restore again from the last completed checkpoints.
  *
  * <p>Threading: the source loop's thread only (the rebalance callbacks run inside its poll), except
- * the restore task, which hands its result back through {@code toLoop}, and the volatile readiness
- * flags and group metadata, which any thread may read.
+ * the restore task, which hands its result back through {@code toLoop}, the volatile readiness
+ * flags and group metadata, which any thread may read, and {@link #commitInGroup}, which the
+ * committer thread runs.
  */
 final class Runs implements ConsumerRebalanceListener {
     private static final Logger LOG = LoggerFactory.getLogger(Runs.class);
@@ -63,11 +64,11 @@ final class Runs implements ConsumerRebalanceListener {
     private volatile boolean ready;
     private volatile boolean assignedNothing;
     /**
-     * The group metadata of the current generation, published after each assignment. A checkpoint
-     * commits its offsets with the metadata current at commit time, not at its barrier: a rebalance
-     * in between (another member joining or leaving) bumps the generation, and the old one would
-     * fail the commit of a run that still owns its partitions. A run whose partitions were revoked
-     * or lost was ended before the new generation is published here.
+     * The group metadata of the current generation, published at the start of each rebalance
+     * callback ({@link #newGeneration}). A checkpoint commits its offsets with the metadata current
+     * at commit time, not at its barrier: a rebalance in between (another member joining or
+     * leaving) bumps the generation, and the old one would fail the commit of a run that still owns
+     * its partitions.
      */
     private volatile ConsumerGroupMetadata groupMetadata;
     /** Holds commits while this member rejoins the group, until its callbacks publish the new generation. */
@@ -256,7 +257,11 @@ final class Runs implements ConsumerRebalanceListener {
      */
     void commitInGroup(java.util.function.Consumer<ConsumerGroupMetadata> commit) {
         try {
-            hold.commitStarts(RebalanceHold.LONGEST);
+            if (!hold.commitStarts(RebalanceHold.LONGEST)) {
+                LOG.debug(
+                        "a rejoin held commits for {} ms; committing with the generation at hand",
+                        RebalanceHold.LONGEST.toMillis());
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new org.apache.kafka.common.errors.InterruptException(e);
@@ -400,7 +405,10 @@ final class Runs implements ConsumerRebalanceListener {
         consumer.pause(assigned);
         if (was == Run.State.RUNNING) {
             // The stop waits for the run's commit in flight, which must not wait for a rebalance
-            // that this thread, stopping, does not drive on.
+            // that this thread, stopping, does not drive on. The other runs' held commits go on
+            // too, with the generation at hand (the committer is one thread: one of them may be
+            // ahead of this run's); one the rebalance overtakes fails its run over, as without the
+            // hold. Only a failover or a stop during a rejoin comes here with the hold on.
             hold.rebalanced();
             SourceLoop.Execution e = run.execution;
             run.execution = null;

@@ -2,6 +2,7 @@ package io.weir.kafka;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -42,6 +43,19 @@ class CoPartitionedAssignorTest {
         return new GroupSubscription(Map.of(
                 "m1", new Subscription(List.of(topic), null, List.of()),
                 "m2", new Subscription(List.of(topic), null, List.of())));
+    }
+
+    @Test
+    void theSubscriptionOfEachJoinRequestTellsTheRebalanceHoldThatTheMemberRejoins() throws Exception {
+        RebalanceHold hold = new RebalanceHold();
+        CoPartitionedAssignor assignor = new CoPartitionedAssignor();
+        assignor.configure(Map.of(CoPartitionedAssignor.REJOINING, (Runnable) hold::rejoining));
+        assertTrue(hold.commitStarts(java.time.Duration.ZERO), "no rejoin yet");
+        hold.commitEnded();
+
+        assignor.subscriptionUserData(Set.of("orders")); // the consumer builds its join request
+
+        assertFalse(hold.commitStarts(java.time.Duration.ZERO), "commits wait once the member rejoins");
     }
 
     @Test

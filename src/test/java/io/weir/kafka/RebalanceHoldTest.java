@@ -5,18 +5,27 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 class RebalanceHoldTest {
     private final RebalanceHold hold = new RebalanceHold();
 
-    private CompletableFuture<Boolean> commitStarting() {
-        return CompletableFuture.supplyAsync(() -> {
+    /** Runs {@code body} on a thread of its own and returns once that thread waits in the hold. */
+    private static Thread waitingIn(Runnable body) {
+        Thread t = new Thread(body);
+        t.setDaemon(true);
+        t.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> t.getState() == Thread.State.TIMED_WAITING);
+        return t;
+    }
+
+    private Thread commitStarting(AtomicReference<Boolean> ended) {
+        return waitingIn(() -> {
             try {
-                return hold.commitStarts(Duration.ofMinutes(1));
+                ended.set(hold.commitStarts(Duration.ofSeconds(30)));
             } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
+                Thread.currentThread().interrupt();
             }
         });
     }
@@ -28,26 +37,34 @@ class RebalanceHoldTest {
     }
 
     @Test
-    void aCommitDuringARejoinWaitsForTheRebalancesEndAndThenGoesOn() {
+    void aCommitDuringARejoinWaitsForTheRebalancesEndAndThenGoesOn() throws Exception {
         hold.rejoining();
-        CompletableFuture<Boolean> commit = commitStarting();
-        assertFalse(commit.isDone());
+        AtomicReference<Boolean> ended = new AtomicReference<>();
+        Thread commit = commitStarting(ended);
+        assertTrue(ended.get() == null, "the commit waits");
         hold.rebalanced();
-        await().atMost(Duration.ofSeconds(10)).until(commit::isDone);
-        assertTrue(commit.join(), "released before its deadline");
+        commit.join(10_000);
+        assertTrue(ended.get(), "released before its deadline");
     }
 
     @Test
     void aRejoinWaitsForTheCommitInFlight() throws Exception {
         assertTrue(hold.commitStarts(Duration.ZERO));
-        CompletableFuture<Void> rejoin = CompletableFuture.runAsync(hold::rejoining);
-        assertFalse(rejoin.isDone(), "the join request waits while a commit is in flight");
+        AtomicReference<Boolean> rejoined = new AtomicReference<>(false);
+        Thread rejoin = waitingIn(() -> {
+            hold.rejoining();
+            rejoined.set(true);
+        });
+        assertFalse(rejoined.get(), "the join request waits while a commit is in flight");
         hold.commitEnded();
-        await().atMost(Duration.ofSeconds(10)).until(rejoin::isDone);
-        CompletableFuture<Boolean> next = commitStarting();
-        assertFalse(next.isDone(), "the next commit waits for the rebalance");
+        rejoin.join(10_000);
+        assertTrue(rejoined.get());
+        AtomicReference<Boolean> next = new AtomicReference<>();
+        Thread commit = commitStarting(next);
+        assertTrue(next.get() == null, "the next commit waits for the rebalance");
         hold.rebalanced();
-        await().atMost(Duration.ofSeconds(10)).until(next::isDone);
+        commit.join(10_000);
+        assertTrue(next.get());
     }
 
     @Test

@@ -44,7 +44,22 @@ class RunsTest {
     /** Wakeups the consumer's next position lookups throw, as KafkaConsumer does when another thread woke it. */
     private int wakeups;
 
+    /** The group's generation: each rebalance moves it on, as the broker's does (MockConsumer's stays 1). */
+    private int generation;
+
     private final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest") {
+        @Override
+        public synchronized void rebalance(java.util.Collection<TopicPartition> newAssignment) {
+            generation++;
+            super.rebalance(newAssignment);
+        }
+
+        @Override
+        public synchronized org.apache.kafka.clients.consumer.ConsumerGroupMetadata groupMetadata() {
+            return new org.apache.kafka.clients.consumer.ConsumerGroupMetadata(
+                    "g", generation, "member-1", java.util.Optional.empty());
+        }
+
         @Override
         public synchronized long position(TopicPartition tp) {
             if (wakeups > 0) {
@@ -273,15 +288,22 @@ class RunsTest {
     void aCommitStartedWhileTheMemberRejoinsWaitsForTheCallbackAndTakesTheNewGeneration() throws Exception {
         consumer.rebalance(List.of(P0, P1));
         loopTurn();
+        assertEquals(1, runs.groupMetadata().generationId());
         hold.rejoining(); // the assignor was asked for the join request's user data
-        java.util.concurrent.atomic.AtomicReference<org.apache.kafka.clients.consumer.ConsumerGroupMetadata> used =
-                new java.util.concurrent.atomic.AtomicReference<>();
-        CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> runs.commitInGroup(used::set));
-        assertFalse(commit.isDone(), "a commit waits while the member rejoins");
+        java.util.concurrent.atomic.AtomicInteger used = new java.util.concurrent.atomic.AtomicInteger(-1);
+        Thread committer = new Thread(() -> runs.commitInGroup(g -> used.set(g.generationId())));
+        committer.setDaemon(true);
+        committer.start();
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> committer.getState() == Thread.State.TIMED_WAITING);
+        assertEquals(-1, used.get(), "a commit waits while the member rejoins");
 
-        consumer.rebalance(List.of(P0, P1)); // the rebalance ends; nothing moved
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(commit::isDone);
-        assertEquals(consumer.groupMetadata().toString(), used.get().toString(), "the callback's generation");
+        consumer.rebalance(List.of(P0, P1)); // the rebalance ends, generation 2; nothing moved
+        committer.join(Duration.ofSeconds(10).toMillis());
+        assertEquals(2, used.get(), "the commit took the generation the callback published");
+        assertTrue(hold.commitStarts(Duration.ZERO), "the callback released the hold");
+        hold.commitEnded();
         assertTrue(last().running, "a run the rebalance left alone goes on");
     }
 
