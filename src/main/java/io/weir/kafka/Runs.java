@@ -245,11 +245,6 @@ final class Runs implements ConsumerRebalanceListener {
         return assignedNothing;
     }
 
-    /** The group metadata of the current generation (null before the first assignment). */
-    ConsumerGroupMetadata groupMetadata() {
-        return groupMetadata;
-    }
-
     /**
      * Runs a commit with the group metadata current when it starts: while this member rejoins the
      * group, it first waits for the rebalance's end (at most {@link RebalanceHold#LONGEST}; then it
