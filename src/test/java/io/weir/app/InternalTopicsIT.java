@@ -174,6 +174,75 @@ class InternalTopicsIT {
     }
 
     @Test
+    void aMemberRefusesAnAddedPartitionThatALeaderWithoutTheCheckAssignsIt() throws Exception {
+        // The group's leader is a member that does not compare partition counts (an older version,
+        // or one started after the change): the co-partitioned assignor without the counts it
+        // started with. It joins first, so it leads; the Weir instance must refuse on its own.
+        TotalsJob job = TotalsJob.create("refused", 2);
+        WeirConfig config = job.config("instance-id=i1", "processing.checkpoint.interval=200ms");
+        try (OrderGenerator g = new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), 50, 4)) {
+            g.send(500);
+        }
+        Map<String, Object> leaderConfig = new java.util.HashMap<>(Map.of(
+                "bootstrap.servers", KafkaFixture.bootstrap(),
+                "group.id", job.application(),
+                // After "i1": the assignor's tie-break gives the added partition to i1.
+                "group.instance.id", "x-leader-without-the-check",
+                "enable.auto.commit", "false",
+                "heartbeat.interval.ms", "200",
+                "metadata.max.age.ms", "500", // sees the added partition within half a second
+                "partition.assignment.strategy", io.weir.kafka.CoPartitionedAssignor.class.getName()));
+        java.util.concurrent.atomic.AtomicBoolean leading = new java.util.concurrent.atomic.AtomicBoolean(true);
+        java.util.concurrent.atomic.AtomicBoolean joined = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread leader = new Thread(() -> {
+            try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> c =
+                    new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+                            leaderConfig,
+                            new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
+                            new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+                c.subscribe(List.of(job.orders()));
+                while (leading.get()) {
+                    c.poll(java.time.Duration.ofMillis(100));
+                    joined.compareAndSet(false, !c.assignment().isEmpty());
+                }
+            }
+        });
+        leader.start();
+        try {
+            await().atMost(KafkaFixture.TIMEOUT).until(joined::get);
+            try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
+                instance.start();
+                await().atMost(KafkaFixture.TIMEOUT).until(() -> job.committedInput() > 0);
+
+                KafkaFixture.admin()
+                        .createPartitions(Map.of(job.orders(), NewPartitions.increaseTo(3)))
+                        .all()
+                        .get(30, TimeUnit.SECONDS);
+
+                await().atMost(KafkaFixture.TIMEOUT).until(instance::stopped);
+                Throwable fatal = instance.awaitTermination();
+                assertTrue(
+                        fatal != null
+                                && fatal.getMessage()
+                                        .startsWith("topic " + job.orders() + " has more than 2 partitions")
+                                && fatal.getMessage().contains("(partition 2 was assigned)"),
+                        String.valueOf(fatal));
+            }
+        } finally {
+            leading.set(false);
+            leader.join();
+        }
+        Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed =
+                KafkaFixture.admin()
+                        .listConsumerGroupOffsets(job.application())
+                        .partitionsToOffsetAndMetadata()
+                        .get(30, TimeUnit.SECONDS);
+        assertTrue(
+                committed.get(new org.apache.kafka.common.TopicPartition(job.orders(), 2)) == null,
+                "committed: " + committed);
+    }
+
+    @Test
     void noWorkerRunsBeforeTheStartUpChecksLetTheExecutionThrough() throws Exception {
         TotalsJob job = TotalsJob.create("gated", 2);
         try (OrderGenerator g = new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), 50, 3)) {
