@@ -42,6 +42,28 @@ class InternalTopicsIT {
         }
     }
 
+    private static void produce(TotalsJob job, int orders, long seed) {
+        try (OrderGenerator g = new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), 50, seed)) {
+            g.send(orders);
+        }
+    }
+
+    /** The group's committed positions in the job's orders topic, by partition (absent: never committed). */
+    private static Map<Integer, org.apache.kafka.clients.consumer.OffsetAndMetadata> committedPositions(TotalsJob job)
+            throws Exception {
+        Map<Integer, org.apache.kafka.clients.consumer.OffsetAndMetadata> positions = new java.util.HashMap<>();
+        KafkaFixture.admin()
+                .listConsumerGroupOffsets(job.application())
+                .partitionsToOffsetAndMetadata()
+                .get(30, TimeUnit.SECONDS)
+                .forEach((tp, offset) -> {
+                    if (tp.topic().equals(job.orders())) {
+                        positions.put(tp.partition(), offset);
+                    }
+                });
+        return positions;
+    }
+
     @Test
     void anExistingCheckpointTopicThatDeletesByAgeIsRefusedNamingTopicAndSetting() throws Exception {
         TotalsJob job = TotalsJob.create("internal", 2);
@@ -90,9 +112,7 @@ class InternalTopicsIT {
     void aChangedInputPartitionCountIsRefusedOnceCheckpointsExist() throws Exception {
         TotalsJob job = TotalsJob.create("rescaled", 2);
         WeirConfig config = job.config("instance-id=i1", "processing.checkpoint.interval=200ms");
-        try (OrderGenerator g = new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), 50, 1)) {
-            g.send(500);
-        }
+        produce(job, 500, 1);
         try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
             instance.start();
             await().atMost(KafkaFixture.TIMEOUT).until(() -> instance.stats().lastCompletedCheckpoint() > 0);
@@ -101,9 +121,7 @@ class InternalTopicsIT {
                 .createPartitions(Map.of(job.orders(), NewPartitions.increaseTo(3)))
                 .all()
                 .get(30, TimeUnit.SECONDS);
-        try (OrderGenerator g = new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), 50, 2)) {
-            g.send(500); // into all three partitions: a start that ran anything would commit some
-        }
+        produce(job, 500, 2); // into all three partitions: a start that ran anything would commit some
         long committedBefore = job.committedInput();
         long writtenBefore = job.outputWritten();
 
@@ -126,9 +144,7 @@ class InternalTopicsIT {
                 "instance-id=i1",
                 "processing.checkpoint.interval=200ms",
                 "kafka.consumer.metadata.max.age.ms=500"); // the leader sees the change within half a second
-        try (OrderGenerator g = new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), 50, 1)) {
-            g.send(500);
-        }
+        produce(job, 500, 1);
         try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
             instance.start();
             await().atMost(KafkaFixture.TIMEOUT).until(() -> job.committedInput() == 500);
@@ -137,9 +153,7 @@ class InternalTopicsIT {
                     .createPartitions(Map.of(job.orders(), NewPartitions.increaseTo(3)))
                     .all()
                     .get(30, TimeUnit.SECONDS);
-            try (OrderGenerator g = new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), 50, 2)) {
-                g.send(500); // into all three partitions
-            }
+            produce(job, 500, 2); // into all three partitions
             org.apache.kafka.common.TopicPartition added = new org.apache.kafka.common.TopicPartition(job.orders(), 2);
             assertTrue(
                     KafkaFixture.admin()
@@ -160,17 +174,9 @@ class InternalTopicsIT {
                     String.valueOf(fatal));
         }
         // No task of the new partition ran: the group never committed a position in it.
-        Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed =
-                KafkaFixture.admin()
-                        .listConsumerGroupOffsets(job.application())
-                        .partitionsToOffsetAndMetadata()
-                        .get(30, TimeUnit.SECONDS);
-        assertTrue(
-                committed.get(new org.apache.kafka.common.TopicPartition(job.orders(), 2)) == null,
-                "committed: " + committed);
-        assertTrue(
-                committed.containsKey(new org.apache.kafka.common.TopicPartition(job.orders(), 0)),
-                "committed: " + committed);
+        Map<Integer, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed = committedPositions(job);
+        assertTrue(committed.get(2) == null, "committed: " + committed);
+        assertTrue(committed.containsKey(0), "committed: " + committed);
     }
 
     @Test
@@ -180,9 +186,7 @@ class InternalTopicsIT {
         // started with. It joins first, so it leads; the Weir instance must refuse on its own.
         TotalsJob job = TotalsJob.create("refused", 2);
         WeirConfig config = job.config("instance-id=i1", "processing.checkpoint.interval=200ms");
-        try (OrderGenerator g = new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), 50, 4)) {
-            g.send(500);
-        }
+        produce(job, 500, 4);
         Map<String, Object> leaderConfig = new java.util.HashMap<>(Map.of(
                 "bootstrap.servers", KafkaFixture.bootstrap(),
                 "group.id", job.application(),
@@ -232,14 +236,8 @@ class InternalTopicsIT {
             leading.set(false);
             leader.join();
         }
-        Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed =
-                KafkaFixture.admin()
-                        .listConsumerGroupOffsets(job.application())
-                        .partitionsToOffsetAndMetadata()
-                        .get(30, TimeUnit.SECONDS);
-        assertTrue(
-                committed.get(new org.apache.kafka.common.TopicPartition(job.orders(), 2)) == null,
-                "committed: " + committed);
+        Map<Integer, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed = committedPositions(job);
+        assertTrue(committed.get(2) == null, "committed: " + committed);
     }
 
     @Test
