@@ -1,7 +1,6 @@
 package io.weir.app;
 
 import io.weir.checkpoint.RestartStrategy;
-import io.weir.config.TransactionTimeoutRule;
 import io.weir.dataflow.Counters;
 import io.weir.dataflow.RecordLimits;
 import io.weir.dataflow.Stage;
@@ -212,7 +211,7 @@ public final class Instance implements AutoCloseable {
         int partitions;
         try (Admin admin = clients.admin(settings.application() + "-admin")) {
             Topics topics = new Topics(admin, settings.replicationFactor());
-            CompletableFuture<Void> transactions = null;
+            TransactionChecks transactions = null;
             try {
                 Map<String, Integer> inputs;
                 try {
@@ -233,15 +232,8 @@ public final class Instance implements AutoCloseable {
                             + "source), but " + String.join(" and ", counts));
                 }
                 took.mark("input topics");
-                // The transaction checks (the broker's limit, leftovers beyond the pool) need none of
-                // the topics below: they run beside them, on the same admin client.
                 if (settings.exactlyOnce()) {
-                    transactions = CompletableFuture.runAsync(
-                            () -> {
-                                checkTransactionTimeouts(topics.brokerMaxTransactionTimeoutMs());
-                                abortLeftovers(topics);
-                            },
-                            r -> named("weir-transaction-checks").newThread(r).start());
+                    transactions = TransactionChecks.start(topics, settings, clients); // beside the checks below
                     // The first execution's producers: their ids depend on the instance alone, so they are
                     // initialised beside the checks below instead of after the group's assignment.
                     producerSlots.initialiseAhead(this::initialiseProducers);
@@ -297,17 +289,12 @@ public final class Instance implements AutoCloseable {
                         settings.truncateDeadLetters());
                 took.mark("topic settings");
                 if (transactions != null) {
-                    awaitChecks(transactions);
+                    transactions.await();
                     took.mark("transactions");
                 }
             } finally {
-                if (transactions != null && !transactions.isDone()) {
-                    // A check above failed: the admin client closes once the transaction checks ended.
-                    try {
-                        transactions.get(60, TimeUnit.SECONDS); // as long as one admin request may take
-                    } catch (Exception e) {
-                        LOG.debug("the transaction checks after a failed start: {}", e.toString());
-                    }
+                if (transactions != null) {
+                    transactions.endBeforeClose(); // when a check above failed
                 }
             }
         }
@@ -474,54 +461,6 @@ public final class Instance implements AutoCloseable {
         @Override
         public String toString() {
             return parts.toString();
-        }
-    }
-
-    /** Waits for start-up checks running beside the others; their failure is the start's. */
-    private static void awaitChecks(CompletableFuture<Void> checks) {
-        try {
-            checks.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new Topics.StartupException("interrupted during the start-up checks", e);
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException cause) {
-                throw cause;
-            }
-            throw new Topics.StartupException("a start-up check failed: " + e.getCause(), e.getCause());
-        }
-    }
-
-    private void checkTransactionTimeouts(long brokerMaxMs) {
-        long txMs = settings.transactionTimeout().toMillis();
-        if (txMs > brokerMaxMs) {
-            throw new Topics.StartupException("processing.transaction-timeout (" + txMs + " ms) exceeds the broker's "
-                    + "transaction.max.timeout.ms (" + brokerMaxMs + " ms): lower the one or raise the other");
-        }
-        TransactionTimeoutRule.violation(
-                        settings.transactionTimeout(),
-                        settings.checkpoint().interval(),
-                        settings.checkpoint().timeout())
-                .ifPresent(problem -> {
-                    throw new Topics.StartupException(problem);
-                });
-    }
-
-    /**
-     * Open transactions a predecessor of this instance left under ids beyond the first block of
-     * slots (executions that ran side by side, or a pool that shrank) are aborted; the first block's
-     * are aborted by the first execution's producers.
-     */
-    private void abortLeftovers(Topics topics) {
-        String prefix = settings.transactionalIdPrefix();
-        int poolSize = Execution.poolSize(settings);
-        for (String id : topics.transactionalIds(prefix)) {
-            String slot = id.substring(prefix.length());
-            if (slot.matches("\\d+") && Integer.parseInt(slot) >= poolSize) {
-                LOG.info("aborting leftover transaction {} (beyond the first {} slots)", id, poolSize);
-                TransactionalProducers.abortLeftover(
-                        clients, id, settings.transactionTimeout().toMillis());
-            }
         }
     }
 
