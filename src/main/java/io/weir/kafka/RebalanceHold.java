@@ -3,6 +3,9 @@ package io.weir.kafka;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Keeps this member's transactional commits and its rejoins apart. A commit names the group's
@@ -18,10 +21,14 @@ import java.util.function.BooleanSupplier;
  * commit that then fails fails its run over, as without the hold. Kafka Streams defers its commits
  * during a rebalance for the same reason.
  *
+ * <p>It also holds the group metadata the last rebalance callback published, which commits take.
+ *
  * <p>Threading: {@link #rejoining} and {@link #rebalanced} on the source loop's thread, commits on
  * the committer thread.
  */
 public final class RebalanceHold {
+    private static final Logger LOG = LoggerFactory.getLogger(RebalanceHold.class);
+
     /** How long a rejoin holds the commits that start after it: a healthy group's rebalance takes a second or two. */
     static final Duration LONGEST = Duration.ofSeconds(5);
     /** How long a rejoin waits for the commits in flight, which take milliseconds. */
@@ -29,6 +36,8 @@ public final class RebalanceHold {
 
     private boolean rejoining;
     private int committing;
+    /** The group metadata of the current generation (null before the first callback). */
+    private ConsumerGroupMetadata generation;
 
     /** The poll thread, before asking to rejoin: waits for the commits in flight, holds new ones. */
     public synchronized void rejoining() {
@@ -47,6 +56,44 @@ public final class RebalanceHold {
     synchronized void rebalanced() {
         rejoining = false;
         notifyAll();
+    }
+
+    /**
+     * A rebalance callback runs: publishes the consumer's group metadata (it updates its generation
+     * before it calls the callbacks) and lets commits go on. A run whose partitions this rebalance
+     * revokes is ended by the callback after this, and its commit in flight (which the end waits
+     * for) may commit with the new generation: the partitions go to their next owner only in the
+     * following rebalance, after this member gave them up.
+     */
+    synchronized void rebalanced(ConsumerGroupMetadata current) {
+        generation = current;
+        rebalanced();
+    }
+
+    /**
+     * Runs a commit with the group metadata current when it starts: while this member rejoins the
+     * group, it first waits for the rebalance's end (at most {@link #LONGEST}; then it takes its
+     * chance with the metadata there is), and a rejoin waits for it.
+     */
+    void commit(java.util.function.Consumer<ConsumerGroupMetadata> commit) {
+        ConsumerGroupMetadata current;
+        try {
+            if (!commitStarts(LONGEST)) {
+                LOG.debug(
+                        "a rejoin held commits for {} ms; committing with the generation at hand", LONGEST.toMillis());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new org.apache.kafka.common.errors.InterruptException(e);
+        }
+        synchronized (this) {
+            current = generation;
+        }
+        try {
+            commit.accept(current);
+        } finally {
+            commitEnded();
+        }
     }
 
     /**

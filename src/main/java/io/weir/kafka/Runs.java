@@ -15,7 +15,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
@@ -31,9 +30,8 @@ import org.slf4j.LoggerFactory;
  * restore again from the last completed checkpoints.
  *
  * <p>Threading: the source loop's thread only (the rebalance callbacks run inside its poll), except
- * the restore task, which hands its result back through {@code toLoop}, the volatile readiness
- * flags and group metadata, which any thread may read, and {@link #commitInGroup}, which the
- * committer thread runs.
+ * the restore task, which hands its result back through {@code toLoop}, and the volatile readiness
+ * flags, which any thread may read.
  */
 final class Runs implements ConsumerRebalanceListener {
     private static final Logger LOG = LoggerFactory.getLogger(Runs.class);
@@ -63,15 +61,7 @@ final class Runs implements ConsumerRebalanceListener {
     private final List<Run> runs = new ArrayList<>();
     private volatile boolean ready;
     private volatile boolean assignedNothing;
-    /**
-     * The group metadata of the current generation, published at the start of each rebalance
-     * callback ({@link #newGeneration}). A checkpoint commits its offsets with the metadata current
-     * at commit time, not at its barrier: a rebalance in between (another member joining or
-     * leaving) bumps the generation, and the old one would fail the commit of a run that still owns
-     * its partitions.
-     */
-    private volatile ConsumerGroupMetadata groupMetadata;
-    /** Holds commits while this member rejoins the group, until its callbacks publish the new generation. */
+    /** Holds commits while this member rejoins the group, and the generation its callbacks publish. */
     private final RebalanceHold hold;
     /** Set by a graceful stop: nothing new starts, and the consumer leaves the group when it closes. */
     private boolean draining;
@@ -103,7 +93,7 @@ final class Runs implements ConsumerRebalanceListener {
 
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
-        newGeneration();
+        hold.rebalanced(consumer.groupMetadata()); // commits take the new generation
         if (!partitions.isEmpty()) {
             LOG.info("partitions revoked: {}", partitions);
             takeAway(partitions);
@@ -112,14 +102,14 @@ final class Runs implements ConsumerRebalanceListener {
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
-        newGeneration();
+        hold.rebalanced(consumer.groupMetadata()); // commits take the new generation
         LOG.warn("partitions lost: {}", partitions);
         takeAway(partitions);
     }
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-        newGeneration();
+        hold.rebalanced(consumer.groupMetadata()); // commits take the new generation
         Set<TopicPartition> all = consumer.assignment();
         if (!partitions.isEmpty()) {
             LOG.info("partitions assigned: {} (now {})", partitions, all);
@@ -137,18 +127,6 @@ final class Runs implements ConsumerRebalanceListener {
             }
         }
         updateReady();
-    }
-
-    /**
-     * Publishes the consumer's group metadata and lets held commits go on. The consumer updates its
-     * generation before it calls the rebalance callbacks; a run whose partitions this rebalance
-     * revokes is ended by the callback after this, and its commit in flight (which the end waits
-     * for) may commit with the new generation: the partitions go to their next owner only in the
-     * following rebalance, after this member gave them up.
-     */
-    private void newGeneration() {
-        groupMetadata = consumer.groupMetadata();
-        hold.rebalanced();
     }
 
     /** The runs, in the order they started. */
@@ -243,29 +221,6 @@ final class Runs implements ConsumerRebalanceListener {
     /** Whether the last assignment was empty: this member runs no task. */
     boolean assignedNothing() {
         return assignedNothing;
-    }
-
-    /**
-     * Runs a commit with the group metadata current when it starts: while this member rejoins the
-     * group, it first waits for the rebalance's end (at most {@link RebalanceHold#LONGEST}; then it
-     * takes its chance with the metadata there is), and a rejoin waits for it ({@link RebalanceHold}).
-     */
-    void commitInGroup(java.util.function.Consumer<ConsumerGroupMetadata> commit) {
-        try {
-            if (!hold.commitStarts(RebalanceHold.LONGEST)) {
-                LOG.debug(
-                        "a rejoin held commits for {} ms; committing with the generation at hand",
-                        RebalanceHold.LONGEST.toMillis());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new org.apache.kafka.common.errors.InterruptException(e);
-        }
-        try {
-            commit.accept(groupMetadata);
-        } finally {
-            hold.commitEnded();
-        }
     }
 
     /**

@@ -165,7 +165,7 @@ public final class SourceLoop implements Runnable {
         this.lag = new Lag(consumer, feeds, clock);
         this.runs =
                 new Runs(consumer, feeds, lag, lifecycle, restart, resetToEarliest, clock, restorer, this::post, hold);
-        this.groupCommit = runs::commitInGroup;
+        this.groupCommit = hold::commit;
     }
 
     @Override

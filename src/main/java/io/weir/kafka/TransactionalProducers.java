@@ -162,7 +162,7 @@ public final class TransactionalProducers implements EpochProducers {
         String metadata = "ckpt=" + checkpointId;
         positions.forEach((ip, offset) ->
                 offsets.put(new TopicPartition(ip.topic(), ip.partition()), new OffsetAndMetadata(offset, metadata)));
-        // With the source loop's current group metadata (Runs#commitInGroup): a member that lost
+        // With the source loop's current group metadata (RebalanceHold#commit): a member that lost
         // these partitions has no generation that accepts them.
         ((SourceLoop.GroupCommit) fencingToken).commit(group -> {
             p.sendOffsetsToTransaction(offsets, group);

@@ -36,21 +36,18 @@ class KafkaClientsTest {
         assertEquals("read_committed", clients.readerProperties("r", true).get("isolation.level"));
     }
 
+    /** The source consumer's properties with these {@code kafka.consumer} overrides. */
+    private static Map<String, Object> sourceConsumer(Map<String, String> consumerOverrides) {
+        return new KafkaClients("localhost:1", Map.of(), consumerOverrides, Map.of(), Map.of())
+                .sourceConsumerProperties("g", "i", "c", true, java.util.Set::of, Map.of(), new RebalanceHold());
+    }
+
     @Test
     void theSourceConsumerLetsTheBrokerHoldAnEmptyFetchFiftyMillisecondsUnlessTheUserSaysOtherwise() {
         // One fetch is in flight per broker: one held for partitions with nothing readable keeps
         // resumed partitions from being fetched until it returns.
-        KafkaClients defaults = new KafkaClients("localhost:1", Map.of(), Map.of(), Map.of(), Map.of());
-        assertEquals(
-                "50",
-                defaults.sourceConsumerProperties("g", "i", "c", true, java.util.Set::of, Map.of(), new RebalanceHold())
-                        .get("fetch.max.wait.ms"));
-        KafkaClients tuned =
-                new KafkaClients("localhost:1", Map.of(), Map.of("fetch.max.wait.ms", "200"), Map.of(), Map.of());
-        assertEquals(
-                "200",
-                tuned.sourceConsumerProperties("g", "i", "c", true, java.util.Set::of, Map.of(), new RebalanceHold())
-                        .get("fetch.max.wait.ms"));
+        assertEquals("50", sourceConsumer(Map.of()).get("fetch.max.wait.ms"));
+        assertEquals("200", sourceConsumer(Map.of("fetch.max.wait.ms", "200")).get("fetch.max.wait.ms"));
     }
 
     @Test
@@ -61,12 +58,8 @@ class KafkaClientsTest {
                 "g", "i", "c", true, java.util.Set::of, Map.of("orders", 4), new RebalanceHold());
         assertEquals("30000", p.get("metadata.max.age.ms"));
         assertEquals(Map.of("orders", 4), p.get(CoPartitionedAssignor.EXPECTED_COUNTS));
-        KafkaClients tuned =
-                new KafkaClients("localhost:1", Map.of(), Map.of("metadata.max.age.ms", "5000"), Map.of(), Map.of());
         assertEquals(
-                "5000",
-                tuned.sourceConsumerProperties("g", "i", "c", true, java.util.Set::of, Map.of(), new RebalanceHold())
-                        .get("metadata.max.age.ms"));
+                "5000", sourceConsumer(Map.of("metadata.max.age.ms", "5000")).get("metadata.max.age.ms"));
     }
 
     @Test
@@ -79,12 +72,8 @@ class KafkaClientsTest {
         assertEquals("200", p.get("heartbeat.interval.ms"));
         ((Runnable) p.get(CoPartitionedAssignor.REJOINING)).run();
         assertEquals(false, hold.commitStarts(java.time.Duration.ZERO), "commits wait once the member rejoins");
-        KafkaClients tuned =
-                new KafkaClients("localhost:1", Map.of(), Map.of("heartbeat.interval.ms", "3000"), Map.of(), Map.of());
         assertEquals(
-                "3000",
-                tuned.sourceConsumerProperties("g", "i", "c", true, java.util.Set::of, Map.of(), hold)
-                        .get("heartbeat.interval.ms"));
+                "3000", sourceConsumer(Map.of("heartbeat.interval.ms", "3000")).get("heartbeat.interval.ms"));
     }
 
     @Test

@@ -233,7 +233,7 @@ class RunsTest {
         assertEquals(Set.of(), consumer.paused());
         assertTrue(runs.ready());
         assertEquals(42L, feeds.nextOffset(P0), "fed from there");
-        runs.commitInGroup(g -> assertEquals(consumer.groupMetadata(), g, "a commit takes the published generation"));
+        hold.commit(g -> assertEquals(consumer.groupMetadata(), g, "a commit takes the published generation"));
     }
 
     @Test
@@ -288,10 +288,10 @@ class RunsTest {
     void aCommitStartedWhileTheMemberRejoinsWaitsForTheCallbackAndTakesTheNewGeneration() throws Exception {
         consumer.rebalance(List.of(P0, P1));
         loopTurn();
-        runs.commitInGroup(g -> assertEquals(1, g.generationId()));
+        hold.commit(g -> assertEquals(1, g.generationId()));
         hold.rejoining(); // the assignor was asked for the join request's user data
         java.util.concurrent.atomic.AtomicInteger used = new java.util.concurrent.atomic.AtomicInteger(-1);
-        Thread committer = new Thread(() -> runs.commitInGroup(g -> used.set(g.generationId())));
+        Thread committer = new Thread(() -> hold.commit(g -> used.set(g.generationId())));
         committer.setDaemon(true);
         committer.start();
         org.awaitility.Awaitility.await()
