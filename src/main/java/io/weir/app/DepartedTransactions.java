@@ -48,30 +48,9 @@ final class DepartedTransactions {
 
     /** Aborts every open transaction of a departed instance of this job; returns how many. */
     int abortDeparted() {
-        int aborted = 0;
+        int[] aborted = {0};
         try {
-            for (OpenTransactions.Open open : new OpenTransactions(admin, settings.application()).list()) {
-                if (open.ownerIsMember()
-                        || open.owner().equals(settings.instanceId())
-                        || open.partitions().isEmpty()
-                        || !open.partitions().stream().allMatch(this::ownPartition)) {
-                    continue;
-                }
-                LOG.info(
-                        "aborting transaction {} of instance {}, which is no longer in the group (open since {},"
-                                + " on {}): it holds back what it wrote and the offsets it committed",
-                        open.transactionalId(),
-                        open.owner(),
-                        open.startMs().isPresent()
-                                ? java.time.Instant.ofEpochMilli(open.startMs().getAsLong())
-                                : "?",
-                        open.partitions());
-                OpenTransactions.abort(
-                        clients,
-                        open.transactionalId(),
-                        settings.transactionTimeout().toMillis());
-                aborted++;
-            }
+            abort(open -> open.ownerIsMember() || open.owner().equals(settings.instanceId()), aborted);
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
@@ -79,7 +58,42 @@ final class DepartedTransactions {
             // The broker aborts it after its transaction timeout at the latest.
             LOG.warn("cannot check for open transactions of departed instances: {}", e.toString());
         }
-        return aborted;
+        return aborted[0];
+    }
+
+    /**
+     * Aborts every open transaction of this job, whoever opened it: for a tool that runs while no
+     * instance does ({@code weir rescale}, once the group has no member). Returns how many; throws
+     * when the broker could not be asked or one could not be aborted.
+     */
+    int abortAll() throws Exception {
+        int[] aborted = {0};
+        abort(open -> false, aborted);
+        return aborted[0];
+    }
+
+    private void abort(java.util.function.Predicate<OpenTransactions.Open> spared, int[] aborted) throws Exception {
+        for (OpenTransactions.Open open : new OpenTransactions(admin, settings.application()).list()) {
+            if (spared.test(open)
+                    || open.partitions().isEmpty()
+                    || !open.partitions().stream().allMatch(this::ownPartition)) {
+                continue;
+            }
+            LOG.info(
+                    "aborting transaction {} of instance {}, which is no longer in the group (open since {},"
+                            + " on {}): it holds back what it wrote and the offsets it committed",
+                    open.transactionalId(),
+                    open.owner(),
+                    open.startMs().isPresent()
+                            ? java.time.Instant.ofEpochMilli(open.startMs().getAsLong())
+                            : "?",
+                    open.partitions());
+            OpenTransactions.abort(
+                    clients,
+                    open.transactionalId(),
+                    settings.transactionTimeout().toMillis());
+            aborted[0]++;
+        }
     }
 
     /** Whether {@code partition} ("topic-n") is of a topic this job writes. */

@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
             VerifyCommand.class,
             CheckpointsCommand.class,
             TxnCommand.class,
+            RescaleCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class WeirCommand implements Runnable {

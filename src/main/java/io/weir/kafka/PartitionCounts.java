@@ -159,8 +159,9 @@ public final class PartitionCounts {
     }
 
     /** What the errors of a changed partition count tell the operator to do. */
-    static final String REMEDY = "Recreate the topic with the partition count of the checkpoints (Kafka cannot remove"
-            + " partitions), or start the job afresh under a new application name (the state is then lost)";
+    static final String REMEDY = "Stop every instance and run `weir rescale` to re-split the state by the new count;"
+            + " or recreate the topic with the partition count of the checkpoints (Kafka cannot remove partitions),"
+            + " or start the job afresh under a new application name (the state is then lost)";
 
     /** The error of a topic whose partition count is not the one the job's state was split by. */
     static String changed(String topic, String now, int before) {
@@ -201,11 +202,21 @@ public final class PartitionCounts {
         return new Scan(counts, recorded.anyCheckpoint());
     }
 
+    /** The counts last recorded in the checkpoint topic; empty when none are. */
+    public Optional<Map<String, Integer>> recorded(Duration timeout) throws IOException {
+        return scan(timeout).counts();
+    }
+
+    /** The record of {@code counts} in {@code checkpointTopic}: the check's, and {@code weir rescale}'s. */
+    public static ProducerRecord<byte[], byte[]> record(String checkpointTopic, Map<String, Integer> counts)
+            throws IOException {
+        return new ProducerRecord<>(
+                checkpointTopic, KEY.getBytes(StandardCharsets.UTF_8), JSON.writeValueAsBytes(new TreeMap<>(counts)));
+    }
+
     private void write(Map<String, Integer> counts) throws IOException {
         try (KafkaProducer<byte[], byte[]> producer = clients.idempotentProducer(topic + "-partition-counts")) {
-            producer.send(new ProducerRecord<>(
-                            topic, KEY.getBytes(StandardCharsets.UTF_8), JSON.writeValueAsBytes(counts)))
-                    .get(Topics.adminTimeout().toSeconds(), TimeUnit.SECONDS);
+            producer.send(record(topic, counts)).get(Topics.adminTimeout().toSeconds(), TimeUnit.SECONDS);
         } catch (Exception e) {
             throw new IOException("cannot record the partition counts in " + topic + ": " + e, e);
         }

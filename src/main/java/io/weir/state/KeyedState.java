@@ -210,6 +210,43 @@ public final class KeyedState {
         store.put(taskKey(name), value);
     }
 
+    /**
+     * The record key an entry of the store belongs to: a state entry's or a timer's key (empty for
+     * state kept under a null key); null for the task's own entries. What re-splits state by key
+     * ({@link StateSplit}) reads; throws on a key of no layout above.
+     */
+    public static byte[] recordKeyOf(byte[] storeKey) {
+        if (storeKey.length == 0) {
+            throw new IllegalArgumentException("an empty key is not an entry of keyed state");
+        }
+        switch (storeKey[0]) {
+            case STATE -> {
+                int at = 2 + (storeKey.length > 1 ? storeKey[1] & 0xFF : 0);
+                if (storeKey.length < at + 4) {
+                    throw new IllegalArgumentException(
+                            "a state entry's key too short for its key length: " + storeKey.length + " bytes");
+                }
+                int length = ByteBuffer.wrap(storeKey, at, 4).getInt();
+                if (length < 0 || storeKey.length < at + 4 + length) {
+                    throw new IllegalArgumentException("a state entry's key too short for its record key of " + length
+                            + " bytes: " + storeKey.length + " bytes");
+                }
+                return Arrays.copyOfRange(storeKey, at + 4, at + 4 + length);
+            }
+            case TIMER -> {
+                if (storeKey.length < 11 || storeKey.length < 11 + (storeKey[10] & 0xFF)) {
+                    throw new IllegalArgumentException("a timer's key too short: " + storeKey.length + " bytes");
+                }
+                return Arrays.copyOfRange(storeKey, 11 + (storeKey[10] & 0xFF), storeKey.length);
+            }
+            case TASK -> {
+                return null;
+            }
+            default ->
+                throw new IllegalArgumentException("a key of no keyed-state layout (first byte " + storeKey[0] + ")");
+        }
+    }
+
     private static byte[] taskKey(String name) {
         byte[] n = name.getBytes(StandardCharsets.UTF_8);
         return ByteBuffer.allocate(1 + n.length).put(TASK).put(n).array();

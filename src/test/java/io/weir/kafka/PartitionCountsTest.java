@@ -32,6 +32,6 @@ class PartitionCountsTest {
                         "topic orders has more than 2 partitions, but the job's checkpoints were taken with 2"),
                 refused);
         assertTrue(refused.contains("(partition 2 was assigned)"), refused); // the lowest one beyond
-        assertEquals(1, refused.split("Recreate the topic", -1).length - 1, refused);
+        assertEquals(1, refused.split("run `weir rescale`", -1).length - 1, refused);
     }
 }

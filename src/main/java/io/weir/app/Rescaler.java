@@ -1,0 +1,431 @@
+package io.weir.app;
+
+import io.weir.checkpoint.TaskCheckpoint;
+import io.weir.dataflow.Stage;
+import io.weir.element.InputPartition;
+import io.weir.kafka.CheckpointReader;
+import io.weir.kafka.CheckpointRecords;
+import io.weir.kafka.KafkaClients;
+import io.weir.kafka.KafkaSnapshotStore;
+import io.weir.kafka.PartitionCounts;
+import io.weir.kafka.Topics;
+import io.weir.state.FileSnapshotStore;
+import io.weir.state.MemoryBackend;
+import io.weir.state.RestorePoint;
+import io.weir.state.RocksDbBackend;
+import io.weir.state.SnapshotStore;
+import io.weir.state.StateBackend;
+import io.weir.state.StateHandle;
+import io.weir.state.StateSplit;
+import io.weir.state.StateStore;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
+import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.utils.Utils;
+
+/**
+ * {@code weir rescale}: re-splits a stopped job's state after partitions were added to its inputs.
+ * A key's state lives in the task of the partition the key hashes to, so a new count would move
+ * keys to tasks that start them from zero; the instance refuses to start instead. This tool reads
+ * each affected stage's last completed checkpoint, moves every state entry and timer to the task of
+ * its key's partition under the new count (Kafka's default partitioner: murmur2 of the key bytes,
+ * as the producers of the inputs and Weir's own repartition topics use), uploads the new tasks'
+ * snapshots, and writes their checkpoints (id above every earlier one), the new counts and the
+ * group's offsets in one transaction. The old partitions resume from their checkpointed positions,
+ * the new ones from their beginning.
+ *
+ * <p>Refused, with nothing written: while the group has members (every instance must be stopped);
+ * when a task of an affected stage has no checkpoint; when co-partitioned inputs of a stage do not
+ * have one count; and when an old partition holds records after its checkpoint whose key hashes
+ * elsewhere under the new count (written before the partitions were added and not processed yet:
+ * their keys' state would be in another task). Open transactions of the job (an instance killed
+ * with its transaction open) are aborted first, as a restarting instance does.
+ */
+public final class Rescaler {
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+    private final InstanceSettings settings;
+    private final KafkaClients clients;
+    private final Consumer<String> out;
+
+    /** A rescale that must not be done; nothing was written. */
+    public static final class Refused extends Exception {
+        Refused(String message) {
+            super(message);
+        }
+    }
+
+    /** {@code out} receives one line per step, for the command's output. */
+    public Rescaler(InstanceSettings settings, KafkaClients clients, Consumer<String> out) {
+        this.settings = settings;
+        this.clients = clients;
+        this.out = out;
+    }
+
+    /** The plan of one stage: its tasks go from {@code before} to {@code after}. */
+    private record StagePlan(Stage stage, int before, int after, Map<Integer, TaskCheckpoint> checkpoints) {}
+
+    /**
+     * Checks, and unless {@code dryRun} re-splits and commits. Returns whether anything was (or,
+     * dry, would be) rescaled.
+     */
+    public boolean rescale(boolean dryRun) throws Exception {
+        String app = settings.application();
+        try (Admin admin = clients.admin(app + "-rescale")) {
+            requireNoMembers(admin);
+            if (settings.exactlyOnce()) {
+                int aborted = new DepartedTransactions(clients, settings, admin).abortAll();
+                if (aborted > 0) {
+                    out.accept("aborted " + aborted + " open transaction(s) of the job");
+                }
+            }
+            Map<String, Integer> current =
+                    new Topics(admin, settings.replicationFactor()).partitions(settings.inputTopics());
+            try (CheckpointReader reader = new CheckpointReader(clients, settings.checkpointTopic())) {
+                Map<String, Integer> recorded = new PartitionCounts(clients, settings.checkpointTopic(), reader, 1)
+                        .recorded(TIMEOUT)
+                        .orElse(null);
+                if (recorded == null) {
+                    out.accept("no partition counts recorded in " + settings.checkpointTopic()
+                            + ": the job has no checkpoints to re-split, it starts with any count");
+                    return false;
+                }
+                List<StagePlan> plans = plan(current, recorded, reader);
+                if (plans.isEmpty()) {
+                    out.accept("the partition counts are those the checkpoints were taken with: nothing to rescale");
+                    return false;
+                }
+                for (StagePlan plan : plans) {
+                    requireProcessed(plan);
+                    out.accept("stage " + plan.stage().name() + " "
+                            + plan.stage().inputTopics() + ": " + plan.before() + " -> " + plan.after() + " tasks");
+                }
+                if (dryRun) {
+                    out.accept("dry run: nothing written");
+                    return true;
+                }
+                long id = 1
+                        + reader.latest(null, TIMEOUT).values().stream()
+                                .mapToLong(TaskCheckpoint::checkpointId)
+                                .max()
+                                .orElse(0);
+                Map<String, Integer> counts = new TreeMap<>(recorded);
+                counts.putAll(current);
+                commit(id, split(plans, id), counts);
+                out.accept("rescaled: checkpoint " + id + " written; the job starts with the new counts");
+                return true;
+            }
+        }
+    }
+
+    private void requireNoMembers(Admin admin) throws Exception {
+        String group = settings.application();
+        ConsumerGroupDescription g;
+        try {
+            g = admin.describeConsumerGroups(List.of(group))
+                    .describedGroups()
+                    .get(group)
+                    .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof GroupIdNotFoundException) {
+                return;
+            }
+            throw e;
+        }
+        if (!g.members().isEmpty()) {
+            List<String> members = g.members().stream()
+                    .map(m -> m.groupInstanceId().orElse(m.consumerId()))
+                    .sorted()
+                    .toList();
+            throw new Refused("the job's consumer group " + group + " has members " + members
+                    + ": stop every instance first (an instance killed without leaving stays a member until its"
+                    + " session timeout)");
+        }
+    }
+
+    /** The stages whose inputs' counts changed, with their last checkpoints; refuses what cannot be split. */
+    private List<StagePlan> plan(Map<String, Integer> current, Map<String, Integer> recorded, CheckpointReader reader)
+            throws Refused, IOException {
+        List<StagePlan> plans = new ArrayList<>();
+        for (Stage stage : settings.stages()) {
+            boolean changed = stage.inputTopics().stream()
+                    .anyMatch(t -> recorded.containsKey(t) && !recorded.get(t).equals(current.get(t)));
+            if (!changed) {
+                continue;
+            }
+            Set<Integer> before = new TreeSet<>();
+            Set<Integer> after = new TreeSet<>();
+            for (String t : stage.inputTopics()) {
+                if (!recorded.containsKey(t)) {
+                    throw new Refused("topic " + t + " of stage " + stage.name()
+                            + " has no partition count recorded with the checkpoints");
+                }
+                before.add(recorded.get(t));
+                after.add(current.get(t));
+            }
+            if (before.size() != 1 || after.size() != 1) {
+                throw new Refused("the inputs " + stage.inputTopics() + " of stage " + stage.name()
+                        + " are co-partitioned: they must have one count, before " + counts(stage, recorded)
+                        + ", now " + counts(stage, current));
+            }
+            int n = before.iterator().next();
+            int m = after.iterator().next();
+            if (m < n) {
+                throw new Refused("the inputs of stage " + stage.name() + " have fewer partitions (" + m
+                        + ") than the checkpoints were taken with (" + n + "): state cannot be merged back");
+            }
+            Set<String> tasks = new TreeSet<>();
+            for (int p = 0; p < n; p++) {
+                tasks.add(stage.taskName(p));
+            }
+            Map<String, TaskCheckpoint> latest = reader.latest(tasks, TIMEOUT);
+            Map<Integer, TaskCheckpoint> checkpoints = new TreeMap<>();
+            for (int p = 0; p < n; p++) {
+                TaskCheckpoint c = latest.get(stage.taskName(p));
+                if (c == null) {
+                    throw new Refused("task " + stage.taskName(p) + " has no completed checkpoint to re-split");
+                }
+                checkpoints.put(p, c);
+            }
+            plans.add(new StagePlan(stage, n, m, checkpoints));
+        }
+        return plans;
+    }
+
+    private static Map<String, Integer> counts(Stage stage, Map<String, Integer> counts) {
+        Map<String, Integer> of = new LinkedHashMap<>();
+        stage.inputTopics().forEach(t -> of.put(t, counts.get(t)));
+        return of;
+    }
+
+    /** A key's partition under {@code count}: Kafka's default partitioner. */
+    static int partition(byte[] key, int count) {
+        return Utils.toPositive(Utils.murmur2(key)) % count;
+    }
+
+    /**
+     * Refuses when an old partition holds records after its task's checkpoint whose key belongs to
+     * another partition under the new count: they were written under the old count and not
+     * processed yet, and after the split their keys' state would be in another task.
+     */
+    private void requireProcessed(StagePlan plan) throws Refused {
+        try (KafkaConsumer<byte[], byte[]> c = clients.reader(settings.application() + "-rescale-check", true)) {
+            for (String topic : plan.stage().inputTopics()) {
+                for (int p = 0; p < plan.before(); p++) {
+                    TopicPartition tp = new TopicPartition(topic, p);
+                    Long from = plan.checkpoints().get(p).positions().get(new InputPartition(topic, p));
+                    if (from == null) {
+                        throw new Refused(
+                                "checkpoint " + plan.checkpoints().get(p).checkpointId() + " of "
+                                        + plan.stage().taskName(p) + " has no position for " + tp);
+                    }
+                    c.assign(List.of(tp));
+                    long end = c.endOffsets(List.of(tp), TIMEOUT).get(tp);
+                    c.seek(tp, from);
+                    long misplaced = 0;
+                    long first = -1;
+                    long deadline = System.nanoTime() + TIMEOUT.toNanos();
+                    while (c.position(tp, TIMEOUT) < end) {
+                        if (System.nanoTime() > deadline) {
+                            throw new Refused("cannot read " + tp + " from " + from + " to " + end + " within "
+                                    + TIMEOUT.toSeconds() + " s");
+                        }
+                        for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
+                            if (r.key() != null && r.offset() < end && partition(r.key(), plan.after()) != p) {
+                                misplaced++;
+                                first = first < 0 ? r.offset() : first;
+                            }
+                        }
+                    }
+                    if (misplaced > 0) {
+                        throw new Refused(tp + " holds " + misplaced + " records after the last checkpoint (from"
+                                + " offset " + first + ") whose keys belong to another partition under the new count:"
+                                + " they were written before partitions were added and are not processed yet, and"
+                                + " after the split their keys' state would be in another task. Add partitions"
+                                + " only once the job has processed what was written before (stop the producers,"
+                                + " let the job catch up and stop it); these records can only be dropped"
+                                + " (kafka-delete-records) or the topic recreated");
+                    }
+                }
+            }
+        }
+    }
+
+    /** The new tasks' checkpoints of every plan, their state re-split and uploaded. */
+    private List<TaskCheckpoint> split(List<StagePlan> plans, long id) throws IOException {
+        Path work =
+                settings.state().dir().resolve(settings.application()).resolve("rescale-" + System.currentTimeMillis());
+        List<TaskCheckpoint> written = new ArrayList<>();
+        try (SnapshotStore snapshots = snapshots()) {
+            for (StagePlan plan : plans) {
+                written.addAll(split(plan, id, work, snapshots));
+            }
+        } finally {
+            deleteRecursively(work);
+        }
+        return written;
+    }
+
+    private List<TaskCheckpoint> split(StagePlan plan, long id, Path work, SnapshotStore snapshots) throws IOException {
+        String generation = OrphanSweep.newGeneration(System.currentTimeMillis());
+        List<StateStore> from = new ArrayList<>();
+        List<StateStore> into = new ArrayList<>();
+        try (StateBackend old = backend(work.resolve("from-" + plan.stage().name()));
+                StateBackend fresh = backend(work.resolve("into-" + plan.stage().name()))) {
+            try {
+                for (int p = 0; p < plan.before(); p++) {
+                    TaskCheckpoint c = plan.checkpoints().get(p);
+                    from.add(old.open(
+                            c.task(), generation, new RestorePoint(c.task(), c.checkpointId(), c.state()), snapshots));
+                }
+                for (int q = 0; q < plan.after(); q++) {
+                    into.add(fresh.open(plan.stage().taskName(q), generation, null, snapshots));
+                }
+                StateSplit.Counts counts = StateSplit.split(from, into, key -> partition(key, plan.after()));
+                out.accept("stage " + plan.stage().name() + ": " + counts.entries() + " state entries, "
+                        + counts.moved() + " moved to another task");
+                Map<Integer, Map<InputPartition, Long>> positions = positions(plan);
+                List<TaskCheckpoint> checkpoints = new ArrayList<>();
+                long now = System.currentTimeMillis();
+                for (int q = 0; q < plan.after(); q++) {
+                    StateHandle handle = into.get(q).snapshot(id).write(snapshots, () -> false);
+                    checkpoints.add(new TaskCheckpoint(plan.stage().taskName(q), id, now, positions.get(q), handle));
+                }
+                return checkpoints;
+            } finally {
+                from.forEach(StateStore::close);
+                into.forEach(StateStore::close);
+            }
+        }
+    }
+
+    /** Each new task's positions: an old partition's from its checkpoint, a new one's from its beginning. */
+    private Map<Integer, Map<InputPartition, Long>> positions(StagePlan plan) {
+        Map<Integer, Map<InputPartition, Long>> positions = new HashMap<>();
+        List<TopicPartition> added = new ArrayList<>();
+        for (String topic : plan.stage().inputTopics()) {
+            for (int q = plan.before(); q < plan.after(); q++) {
+                added.add(new TopicPartition(topic, q));
+            }
+        }
+        Map<TopicPartition, Long> beginnings;
+        try (KafkaConsumer<byte[], byte[]> c = clients.reader(settings.application() + "-rescale-check", true)) {
+            beginnings = c.beginningOffsets(added, TIMEOUT);
+        }
+        for (int q = 0; q < plan.after(); q++) {
+            Map<InputPartition, Long> of = new TreeMap<>();
+            for (String topic : plan.stage().inputTopics()) {
+                InputPartition ip = new InputPartition(topic, q);
+                of.put(
+                        ip,
+                        q < plan.before()
+                                ? plan.checkpoints().get(q).positions().get(ip)
+                                : beginnings.get(new TopicPartition(topic, q)));
+            }
+            positions.put(q, of);
+        }
+        return positions;
+    }
+
+    /** The checkpoints, the counts and the group's offsets, in one transaction. */
+    private void commit(long id, List<TaskCheckpoint> checkpoints, Map<String, Integer> counts)
+            throws IOException, Refused {
+        try (KafkaProducer<byte[], byte[]> producer = clients.transactionalProducer(
+                settings.application() + "-rescale",
+                settings.transactionTimeout().toMillis())) {
+            producer.initTransactions();
+            producer.beginTransaction();
+            try {
+                send(producer, id, checkpoints, counts);
+            } catch (RuntimeException e) {
+                abort(producer);
+                if (Stream.iterate((Throwable) e, t -> t != null, Throwable::getCause)
+                        .anyMatch(t -> t instanceof org.apache.kafka.clients.consumer.CommitFailedException)) {
+                    throw new Refused("an instance joined the job's group during the rescale: nothing was"
+                            + " committed (" + e.getMessage() + ")");
+                }
+                throw e;
+            }
+        }
+    }
+
+    private void send(
+            KafkaProducer<byte[], byte[]> producer,
+            long id,
+            List<TaskCheckpoint> checkpoints,
+            Map<String, Integer> counts)
+            throws IOException {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        for (TaskCheckpoint c : checkpoints) {
+            producer.send(new ProducerRecord<>(
+                    settings.checkpointTopic(),
+                    c.task().getBytes(StandardCharsets.UTF_8),
+                    CheckpointRecords.encode(c)));
+            c.positions()
+                    .forEach((ip, offset) -> offsets.put(
+                            new TopicPartition(ip.topic(), ip.partition()),
+                            new OffsetAndMetadata(offset, "ckpt=" + id)));
+        }
+        producer.send(PartitionCounts.record(settings.checkpointTopic(), counts));
+        // Generation -1: accepted while the group has no member, refused once an instance joined.
+        producer.sendOffsetsToTransaction(offsets, new ConsumerGroupMetadata(settings.application()));
+        producer.commitTransaction();
+    }
+
+    private static void abort(KafkaProducer<byte[], byte[]> producer) {
+        try {
+            producer.abortTransaction();
+        } catch (RuntimeException ignored) {
+            // A producer that cannot abort is fenced or failed: the broker aborts after the timeout.
+        }
+    }
+
+    private SnapshotStore snapshots() throws IOException {
+        StateSettings state = settings.state();
+        return state.snapshots() == StateSettings.SnapshotStoreKind.KAFKA
+                ? new KafkaSnapshotStore(clients, settings.snapshotTopic(), settings.application() + "-rescale")
+                : new FileSnapshotStore(state.snapshotDir());
+    }
+
+    private StateBackend backend(Path dir) throws IOException {
+        StateSettings state = settings.state();
+        return state.backend() == StateSettings.Backend.ROCKSDB
+                ? new RocksDbBackend(dir, state.rocksdb())
+                : new MemoryBackend();
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}

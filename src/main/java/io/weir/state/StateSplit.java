@@ -1,0 +1,50 @@
+package io.weir.state;
+
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToIntFunction;
+
+/**
+ * Re-splits the keyed state of a stage's tasks by a new partitioning ({@code weir rescale}): every
+ * state entry and timer goes to the task of the partition its record key now belongs to; a task's
+ * own entries (its watermarks, which name its input partitions) and state kept under a null key stay
+ * with the task of the same number. The layout of the keys is {@link KeyedState}'s, the same for
+ * every backend, so the split needs nothing of the operators.
+ */
+public final class StateSplit {
+    private StateSplit() {}
+
+    /** How many entries went where: {@code moved} changed task. */
+    public record Counts(long entries, long moved) {}
+
+    /**
+     * Copies every entry of {@code from} (task p's store at index p) into the store of {@code into}
+     * that {@code partitionOf} names for its record key; {@code into} has at least as many stores.
+     */
+    public static Counts split(List<StateStore> from, List<StateStore> into, ToIntFunction<byte[]> partitionOf) {
+        if (into.size() < from.size()) {
+            throw new IllegalArgumentException(
+                    "state of " + from.size() + " tasks cannot be split into " + into.size());
+        }
+        long entries = 0;
+        long moved = 0;
+        for (int p = 0; p < from.size(); p++) {
+            for (Iterator<Map.Entry<byte[], byte[]>> it = from.get(p).scan(new byte[0]); it.hasNext(); ) {
+                Map.Entry<byte[], byte[]> e = it.next();
+                byte[] key = KeyedState.recordKeyOf(e.getKey());
+                int target = key == null || key.length == 0 ? p : partitionOf.applyAsInt(key);
+                if (target < 0 || target >= into.size()) {
+                    throw new IllegalStateException(
+                            "partition " + target + " of a key is beyond the " + into.size() + " tasks");
+                }
+                into.get(target).put(e.getKey(), e.getValue());
+                entries++;
+                if (target != p) {
+                    moved++;
+                }
+            }
+        }
+        return new Counts(entries, moved);
+    }
+}

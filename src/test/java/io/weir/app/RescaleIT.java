@@ -1,0 +1,262 @@
+package io.weir.app;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.weir.cli.WeirCommand;
+import io.weir.config.ConfigLoader;
+import io.weir.config.WeirConfig;
+import io.weir.fixtures.BucketTotals;
+import io.weir.fixtures.KafkaFixture;
+import io.weir.fixtures.TotalsJob;
+import io.weir.kafka.Topics;
+import io.weir.tools.OrderGenerator;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
+import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code weir rescale} on the real broker: partitions added to a stopped job's input, its state
+ * re-split by the new count, and the job going on with every key counted from its state.
+ */
+class RescaleIT {
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+            new com.fasterxml.jackson.databind.ObjectMapper();
+
+    private static void produce(TotalsJob job, int orders, long seed) {
+        try (OrderGenerator g = new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), 50, seed)) {
+            g.send(orders);
+        }
+    }
+
+    private static void addPartitions(TotalsJob job, int count) throws Exception {
+        KafkaFixture.admin()
+                .createPartitions(Map.of(job.orders(), NewPartitions.increaseTo(count)))
+                .all()
+                .get(30, TimeUnit.SECONDS);
+    }
+
+    /** The job's input as it is after partitions were added. */
+    private static TotalsJob grown(TotalsJob job, int count) {
+        return new TotalsJob(job.application(), job.orders(), job.totals(), count, job.stateDir());
+    }
+
+    /** Runs the job until it committed positions at the end of its input, then stops it gracefully (it leaves the group). */
+    private static void runUntilCaughtUp(TotalsJob job, WeirConfig config) throws Exception {
+        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
+            instance.start();
+            await().atMost(TotalsJob.CATCH_UP).until(job::caughtUp);
+            instance.stopGracefully(Duration.ofSeconds(30));
+        }
+    }
+
+    private record Run(int code, String out, String err) {}
+
+    private static Run weir(TotalsJob job, String... args) {
+        return weir(TotalsJob.EXAMPLE, job.overrides("instance-id=i1"), args);
+    }
+
+    /** {@code weir rescale --config config --set …} in this JVM. */
+    private static Run weir(Path config, List<String> sets, String... args) {
+        List<String> all = new ArrayList<>(List.of("rescale", "--config", config.toString()));
+        for (String set : sets) {
+            all.add("--set");
+            all.add(set);
+        }
+        all.addAll(List.of(args));
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        picocli.CommandLine cli = new picocli.CommandLine(new WeirCommand());
+        cli.setOut(new PrintWriter(out));
+        cli.setErr(new PrintWriter(err));
+        int code = cli.execute(all.toArray(String[]::new));
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    private static long end(String topic) throws Exception {
+        TopicPartition tp = new TopicPartition(topic, 0);
+        return KafkaFixture.admin()
+                .listOffsets(Map.of(tp, OffsetSpec.latest()))
+                .partitionResult(tp)
+                .get(30, TimeUnit.SECONDS)
+                .offset();
+    }
+
+    private static Topics.StartupException refusedAtStart(WeirConfig config) {
+        Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config));
+        try {
+            return assertThrows(Topics.StartupException.class, instance::start);
+        } finally {
+            instance.close();
+        }
+    }
+
+    @Test
+    void aRescaledJobCountsEveryKeyOnFromItsStateWhereverTheKeyNowLives() throws Exception {
+        TotalsJob job = TotalsJob.create("rescale", 2);
+        WeirConfig config = job.config("instance-id=i1", "processing.checkpoint.interval=200ms");
+        produce(job, 1_000, 1);
+        runUntilCaughtUp(job, config);
+        addPartitions(job, 3); // 2 -> 3: keys move between old partitions too, not only to the new one
+        long checkpointsBefore = end(job.checkpoints());
+
+        Run dry = weir(job, "--dry-run");
+        assertEquals(0, dry.code(), dry.err());
+        assertTrue(
+                dry.out().contains("stage " + job.application() + " [" + job.orders() + "]: 2 -> 3 tasks"), dry.out());
+        assertEquals(checkpointsBefore, end(job.checkpoints()), "a dry run writes nothing");
+        refusedAtStart(config);
+
+        Run rescaled = weir(job);
+        assertEquals(0, rescaled.code(), rescaled.err() + rescaled.out());
+        java.util.regex.Matcher moved = java.util.regex.Pattern.compile("(\\d+) state entries, (\\d+) moved")
+                .matcher(rescaled.out());
+        assertTrue(moved.find(), rescaled.out());
+        assertEquals(50, Long.parseLong(moved.group(1)), "one entry per user: " + rescaled.out());
+        assertTrue(Long.parseLong(moved.group(2)) > 0, "some users' state moved: " + rescaled.out());
+
+        // Orders of every user after the change, in all three partitions; users whose state moved
+        // would restart their counts from zero if the split had lost them.
+        produce(job, 1_000, 2);
+        TotalsJob after = grown(job, 3);
+        runUntilCaughtUp(after, config);
+        // Per user, the outputs count 1, 2, … up to its number of orders, and the last sum is the sum
+        // of its amounts. (The verifier orders a user's inputs by partition, which no longer holds
+        // for a user whose later orders went to another partition.)
+        Map<String, long[]> orders = new TreeMap<>();
+        for (var r : KafkaFixture.readAll(job.orders(), IsolationLevel.READ_UNCOMMITTED)) {
+            long[] n = orders.computeIfAbsent(r.key(), k -> new long[2]);
+            n[0]++;
+            n[1] += JSON.readTree(r.value()).get("amount").asLong();
+        }
+        Map<String, List<Long>> counts = new TreeMap<>();
+        Map<String, Long> lastSum = new TreeMap<>();
+        for (var r : KafkaFixture.readAllCommitted(job.totals())) {
+            var total = JSON.readTree(r.value());
+            counts.computeIfAbsent(r.key(), k -> new ArrayList<>())
+                    .add(total.get("count").asLong());
+            lastSum.put(r.key(), total.get("sum").asLong());
+        }
+        assertEquals(2_000, orders.values().stream().mapToLong(n -> n[0]).sum());
+        assertEquals(orders.keySet(), counts.keySet());
+        orders.forEach((user, n) -> {
+            List<Long> expected = LongStream.rangeClosed(1, n[0]).boxed().toList();
+            assertEquals(expected, counts.get(user), user + "'s counts");
+            assertEquals(n[1], lastSum.get(user), user + "'s sum");
+        });
+
+        Run again = weir(job);
+        assertEquals(0, again.code(), again.err());
+        assertTrue(again.out().contains("nothing to rescale"), again.out());
+    }
+
+    @Test
+    void bothStagesOfAJobWithARepartitionTopicAreReSplitInOneRescale() throws Exception {
+        String app = KafkaFixture.uniqueTopic("rescale-buckets");
+        String orders = KafkaFixture.createTopic(app + "-orders", 2);
+        String out = KafkaFixture.createTopic(app + "-out", 2);
+        Path example = Path.of("config", "examples", "bucket-totals.yaml");
+        List<String> sets = List.of(
+                "kafka.bootstrap=" + KafkaFixture.bootstrap(),
+                "application=" + app,
+                "instance-id=i1",
+                "pipeline.0.source.topic=" + orders,
+                "pipeline.3.sink.topic=" + out,
+                "processing.checkpoint.interval=200ms",
+                "processing.state.dir=" + Path.of("target", "fault-state", app).toAbsolutePath());
+        WeirConfig config = new ConfigLoader().load(example, Map.of(), sets);
+        BucketTotals expected = new BucketTotals();
+        sendOrders(orders, 0, 500, expected);
+        runUntilCommitted(config, out, 500);
+        String repartition = app + "-repartition-1";
+        KafkaFixture.admin()
+                .createPartitions(Map.of(orders, NewPartitions.increaseTo(3), repartition, NewPartitions.increaseTo(4)))
+                .all()
+                .get(30, TimeUnit.SECONDS);
+
+        Run rescaled = weir(example, sets);
+
+        assertEquals(0, rescaled.code(), rescaled.err() + rescaled.out());
+        assertTrue(rescaled.out().contains("stage " + app + " [" + orders + "]: 2 -> 3 tasks"), rescaled.out());
+        assertTrue(rescaled.out().contains("[" + repartition + "]: 2 -> 4 tasks"), rescaled.out());
+        // Ten buckets' totals were re-split over four tasks.
+        assertTrue(rescaled.out().contains(": 10 state entries, "), rescaled.out());
+        sendOrders(orders, 500, 500, expected);
+        runUntilCommitted(config, out, 1_000);
+        expected.verify(KafkaFixture.readAllCommitted(out), "after the rescale");
+    }
+
+    /** {@code n} orders from sequence number {@code from}, each counted into {@code expected}. */
+    private static void sendOrders(String topic, int from, int n, BucketTotals expected) {
+        List<org.apache.kafka.clients.producer.ProducerRecord<String, String>> records = new ArrayList<>();
+        for (int i = from; i < from + n; i++) {
+            long amount = 1 + (i * 37L) % 100;
+            expected.order(amount);
+            records.add(new org.apache.kafka.clients.producer.ProducerRecord<>(
+                    topic,
+                    "u" + (i % 40),
+                    "{\"user\":\"u" + (i % 40) + "\",\"amount\":" + amount + ",\"seq\":" + i + "}"));
+        }
+        KafkaFixture.produce(records);
+    }
+
+    private static void runUntilCommitted(WeirConfig config, String out, int outputs) throws Exception {
+        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
+            instance.start();
+            await().atMost(TotalsJob.CATCH_UP)
+                    .until(() -> KafkaFixture.readAllCommitted(out).size() >= outputs);
+            instance.stopGracefully(Duration.ofSeconds(30));
+        }
+    }
+
+    @Test
+    void recordsWrittenUnderTheOldCountAndNotProcessedYetRefuseTheRescaleAndNothingIsWritten() throws Exception {
+        TotalsJob job = TotalsJob.create("rescale-unprocessed", 2);
+        WeirConfig config = job.config("instance-id=i1", "processing.checkpoint.interval=200ms");
+        produce(job, 500, 1);
+        runUntilCaughtUp(job, config);
+        produce(job, 500, 2); // under the old count, after the last checkpoint
+        addPartitions(job, 3);
+        long checkpointsBefore = end(job.checkpoints());
+
+        Run refused = weir(job);
+
+        assertEquals(1, refused.code(), refused.out());
+        assertTrue(
+                refused.err().contains("after the last checkpoint")
+                        && refused.err().contains("written before partitions were added"),
+                refused.err());
+        assertEquals(checkpointsBefore, end(job.checkpoints()));
+        refusedAtStart(config); // the counts the checkpoints were taken with still stand
+    }
+
+    @Test
+    void aRescaleIsRefusedWhileAnInstanceOfTheJobRuns() throws Exception {
+        TotalsJob job = TotalsJob.create("rescale-running", 2);
+        WeirConfig config = job.config("instance-id=i1", "processing.checkpoint.interval=200ms");
+        produce(job, 200, 1);
+        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
+            instance.start();
+            await().atMost(TotalsJob.CATCH_UP).until(job::caughtUp);
+
+            Run refused = weir(job);
+
+            assertEquals(1, refused.code(), refused.out());
+            assertTrue(refused.err().contains("has members [i1]: stop every instance first"), refused.err());
+        }
+    }
+}
