@@ -2,7 +2,9 @@ package io.weir.app;
 
 import io.weir.kafka.KafkaClients;
 import io.weir.kafka.OpenTransactions;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.apache.kafka.clients.admin.Admin;
 import org.slf4j.Logger;
@@ -48,9 +50,14 @@ final class DepartedTransactions {
 
     /** Aborts every open transaction of a departed instance of this job; returns how many. */
     int abortDeparted() {
-        int[] aborted = {0};
+        int aborted = 0;
         try {
-            abort(open -> open.ownerIsMember() || open.owner().equals(settings.instanceId()), aborted);
+            for (OpenTransactions.Open open : own()) {
+                if (!open.ownerIsMember() && !open.owner().equals(settings.instanceId())) {
+                    abort(open);
+                    aborted++;
+                }
+            }
         } catch (Exception e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
@@ -58,42 +65,48 @@ final class DepartedTransactions {
             // The broker aborts it after its transaction timeout at the latest.
             LOG.warn("cannot check for open transactions of departed instances: {}", e.toString());
         }
-        return aborted[0];
+        return aborted;
+    }
+
+    /**
+     * The open transactions of this job: those whose partitions all belong to topics it writes.
+     * Throws when the broker cannot be asked.
+     */
+    List<OpenTransactions.Open> own() throws Exception {
+        List<OpenTransactions.Open> own = new ArrayList<>();
+        for (OpenTransactions.Open open : new OpenTransactions(admin, settings.application()).list()) {
+            if (!open.partitions().isEmpty() && open.partitions().stream().allMatch(this::ownPartition)) {
+                own.add(open);
+            }
+        }
+        return own;
     }
 
     /**
      * Aborts every open transaction of this job, whoever opened it: for a tool that runs while no
      * instance does ({@code weir rescale}, once the group has no member). Returns how many; throws
-     * when the broker could not be asked or one could not be aborted.
+     * when the broker cannot be asked or one cannot be aborted.
      */
     int abortAll() throws Exception {
-        int[] aborted = {0};
-        abort(open -> false, aborted);
-        return aborted[0];
+        List<OpenTransactions.Open> own = own();
+        for (OpenTransactions.Open open : own) {
+            abort(open);
+        }
+        return own.size();
     }
 
-    private void abort(java.util.function.Predicate<OpenTransactions.Open> spared, int[] aborted) throws Exception {
-        for (OpenTransactions.Open open : new OpenTransactions(admin, settings.application()).list()) {
-            if (spared.test(open)
-                    || open.partitions().isEmpty()
-                    || !open.partitions().stream().allMatch(this::ownPartition)) {
-                continue;
-            }
-            LOG.info(
-                    "aborting transaction {} of instance {}, which is no longer in the group (open since {},"
-                            + " on {}): it holds back what it wrote and the offsets it committed",
-                    open.transactionalId(),
-                    open.owner(),
-                    open.startMs().isPresent()
-                            ? java.time.Instant.ofEpochMilli(open.startMs().getAsLong())
-                            : "?",
-                    open.partitions());
-            OpenTransactions.abort(
-                    clients,
-                    open.transactionalId(),
-                    settings.transactionTimeout().toMillis());
-            aborted[0]++;
-        }
+    private void abort(OpenTransactions.Open open) {
+        LOG.info(
+                "aborting transaction {} of instance {}, which is no longer in the group (open since {}, on {}):"
+                        + " it holds back what it wrote and the offsets it committed",
+                open.transactionalId(),
+                open.owner(),
+                open.startMs().isPresent()
+                        ? java.time.Instant.ofEpochMilli(open.startMs().getAsLong())
+                        : "?",
+                open.partitions());
+        OpenTransactions.abort(
+                clients, open.transactionalId(), settings.transactionTimeout().toMillis());
     }
 
     /** Whether {@code partition} ("topic-n") is of a topic this job writes. */

@@ -2,6 +2,7 @@ package io.weir.app;
 
 import io.weir.checkpoint.TaskCheckpoint;
 import io.weir.dataflow.Stage;
+import io.weir.dataflow.Task;
 import io.weir.element.InputPartition;
 import io.weir.kafka.CheckpointReader;
 import io.weir.kafka.CheckpointRecords;
@@ -10,6 +11,7 @@ import io.weir.kafka.KafkaSnapshotStore;
 import io.weir.kafka.PartitionCounts;
 import io.weir.kafka.Topics;
 import io.weir.state.FileSnapshotStore;
+import io.weir.state.KeyedState;
 import io.weir.state.MemoryBackend;
 import io.weir.state.RestorePoint;
 import io.weir.state.RocksDbBackend;
@@ -58,12 +60,15 @@ import org.apache.kafka.common.utils.Utils;
  * group's offsets in one transaction. The old partitions resume from their checkpointed positions,
  * the new ones from their beginning.
  *
- * <p>Refused, with nothing written: while the group has members (every instance must be stopped);
+ * <p>Refused, committing nothing: while the group has members (every instance must be stopped);
  * when a task of an affected stage has no checkpoint; when co-partitioned inputs of a stage do not
- * have one count; and when an old partition holds records after its checkpoint whose key hashes
- * elsewhere under the new count (written before the partitions were added and not processed yet:
- * their keys' state would be in another task). Open transactions of the job (an instance killed
- * with its transaction open) are aborted first, as a restarting instance does.
+ * have one count; when a task holds state of a key that does not hash to it under the old count;
+ * and when an old partition holds records after its checkpoint whose key hashes elsewhere under the
+ * new count (written under the old count and not processed yet: their keys' state would be in
+ * another task), checked before the split and again before the commit. Open transactions of the
+ * job (an instance killed with its transaction open) are aborted first, as a restarting instance
+ * does; a dry run only lists them. A new partition's task starts at the lowest watermark of the
+ * old tasks, so that a record of a moved key's closed window stays late.
  */
 public final class Rescaler {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
@@ -97,8 +102,15 @@ public final class Rescaler {
         String app = settings.application();
         try (Admin admin = clients.admin(app + "-rescale")) {
             requireNoMembers(admin);
-            if (settings.exactlyOnce()) {
-                int aborted = new DepartedTransactions(clients, settings, admin).abortAll();
+            DepartedTransactions transactions = new DepartedTransactions(clients, settings, admin);
+            if (dryRun) {
+                int open = transactions.own().size();
+                if (open > 0) {
+                    out.accept(open + " open transaction(s) of the job would be aborted first (a dry run reads"
+                            + " only what committed before them)");
+                }
+            } else {
+                int aborted = transactions.abortAll(); // else read_committed reads stop before them
                 if (aborted > 0) {
                     out.accept("aborted " + aborted + " open transaction(s) of the job");
                 }
@@ -135,7 +147,11 @@ public final class Rescaler {
                                 .orElse(0);
                 Map<String, Integer> counts = new TreeMap<>(recorded);
                 counts.putAll(current);
-                commit(id, split(plans, id), counts);
+                List<TaskCheckpoint> split = split(plans, id);
+                for (StagePlan plan : plans) {
+                    requireProcessed(plan); // again: a producer may have written under the old count meanwhile
+                }
+                commit(id, split, counts);
                 out.accept("rescaled: checkpoint " + id + " written; the job starts with the new counts");
                 return true;
             }
@@ -230,7 +246,8 @@ public final class Rescaler {
     /**
      * Refuses when an old partition holds records after its task's checkpoint whose key belongs to
      * another partition under the new count: they were written under the old count and not
-     * processed yet, and after the split their keys' state would be in another task.
+     * processed yet, and after the split their keys' state would be in another task. (Records of
+     * a null or empty key stay with their task, as their state does.)
      */
     private void requireProcessed(StagePlan plan) throws Refused {
         try (KafkaConsumer<byte[], byte[]> c = clients.reader(settings.application() + "-rescale-check", true)) {
@@ -246,29 +263,32 @@ public final class Rescaler {
                     c.assign(List.of(tp));
                     long end = c.endOffsets(List.of(tp), TIMEOUT).get(tp);
                     c.seek(tp, from);
-                    long misplaced = 0;
-                    long first = -1;
-                    long deadline = System.nanoTime() + TIMEOUT.toNanos();
-                    while (c.position(tp, TIMEOUT) < end) {
-                        if (System.nanoTime() > deadline) {
-                            throw new Refused("cannot read " + tp + " from " + from + " to " + end + " within "
-                                    + TIMEOUT.toSeconds() + " s");
-                        }
+                    long position = from;
+                    long stalledSince = System.nanoTime();
+                    while (position < end) {
                         for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(200))) {
-                            if (r.key() != null && r.offset() < end && partition(r.key(), plan.after()) != p) {
-                                misplaced++;
-                                first = first < 0 ? r.offset() : first;
+                            byte[] key = r.key();
+                            if (r.offset() < end
+                                    && key != null
+                                    && key.length > 0
+                                    && partition(key, plan.after()) != p) {
+                                throw new Refused(tp + " holds records after the last checkpoint (offset " + from
+                                        + ") whose keys belong to another partition under the new count, the first at"
+                                        + " offset " + r.offset() + ": written before partitions were added (or by a"
+                                        + " producer that did not know of them yet) and not processed, they would be"
+                                        + " counted without their key's state. Add partitions only once the job has"
+                                        + " processed what was written before, with the producers stopped; these"
+                                        + " records can only be dropped (kafka-delete-records) or the topic recreated");
                             }
                         }
-                    }
-                    if (misplaced > 0) {
-                        throw new Refused(tp + " holds " + misplaced + " records after the last checkpoint (from"
-                                + " offset " + first + ") whose keys belong to another partition under the new count:"
-                                + " they were written before partitions were added and are not processed yet, and"
-                                + " after the split their keys' state would be in another task. Add partitions"
-                                + " only once the job has processed what was written before (stop the producers,"
-                                + " let the job catch up and stop it); these records can only be dropped"
-                                + " (kafka-delete-records) or the topic recreated");
+                        long now = c.position(tp, TIMEOUT);
+                        if (now > position) {
+                            position = now;
+                            stalledSince = System.nanoTime();
+                        } else if (System.nanoTime() - stalledSince > TIMEOUT.toNanos()) {
+                            throw new Refused("cannot read " + tp + " beyond offset " + position + " (its end is " + end
+                                    + ") within " + TIMEOUT.toSeconds() + " s");
+                        }
                     }
                 }
             }
@@ -305,9 +325,23 @@ public final class Rescaler {
                 for (int q = 0; q < plan.after(); q++) {
                     into.add(fresh.open(plan.stage().taskName(q), generation, null, snapshots));
                 }
-                StateSplit.Counts counts = StateSplit.split(from, into, key -> partition(key, plan.after()));
+                StateSplit.Counts counts = StateSplit.split(
+                        from, into, key -> partition(key, plan.before()), key -> partition(key, plan.after()));
                 out.accept("stage " + plan.stage().name() + ": " + counts.entries() + " state entries, "
                         + counts.moved() + " moved to another task");
+                // A new partition's task starts at the lowest watermark of the old tasks its keys
+                // came from, not from nothing: a record of a moved key's closed window stays late.
+                long floor = from.stream()
+                        .mapToLong(store -> Task.recordedWatermark(new KeyedState(store)))
+                        .min()
+                        .orElse(Long.MIN_VALUE);
+                if (floor > Long.MIN_VALUE) {
+                    for (int q = plan.before(); q < plan.after(); q++) {
+                        Task.recordWatermarkFloor(new KeyedState(into.get(q)), floor);
+                    }
+                    out.accept("stage " + plan.stage().name() + ": the new tasks start at watermark "
+                            + java.time.Instant.ofEpochMilli(floor));
+                }
                 Map<Integer, Map<InputPartition, Long>> positions = positions(plan);
                 List<TaskCheckpoint> checkpoints = new ArrayList<>();
                 long now = System.currentTimeMillis();
@@ -352,10 +386,9 @@ public final class Rescaler {
     }
 
     /** The checkpoints, the counts and the group's offsets, in one transaction. */
-    private void commit(long id, List<TaskCheckpoint> checkpoints, Map<String, Integer> counts)
-            throws IOException, Refused {
+    private void commit(long id, List<TaskCheckpoint> checkpoints, Map<String, Integer> counts) throws IOException {
         try (KafkaProducer<byte[], byte[]> producer = clients.transactionalProducer(
-                settings.application() + "-rescale",
+                settings.application() + "-rescale-0",
                 settings.transactionTimeout().toMillis())) {
             producer.initTransactions();
             producer.beginTransaction();
@@ -363,11 +396,6 @@ public final class Rescaler {
                 send(producer, id, checkpoints, counts);
             } catch (RuntimeException e) {
                 abort(producer);
-                if (Stream.iterate((Throwable) e, t -> t != null, Throwable::getCause)
-                        .anyMatch(t -> t instanceof org.apache.kafka.clients.consumer.CommitFailedException)) {
-                    throw new Refused("an instance joined the job's group during the rescale: nothing was"
-                            + " committed (" + e.getMessage() + ")");
-                }
                 throw e;
             }
         }
@@ -391,7 +419,9 @@ public final class Rescaler {
                             new OffsetAndMetadata(offset, "ckpt=" + id)));
         }
         producer.send(PartitionCounts.record(settings.checkpointTopic(), counts));
-        // Generation -1: accepted while the group has no member, refused once an instance joined.
+        // Without a member's generation: the broker does not check it for transactional commits. An
+        // instance starting meanwhile is refused by its start-up check, which reads the old counts
+        // until this commits.
         producer.sendOffsetsToTransaction(offsets, new ConsumerGroupMetadata(settings.application()));
         producer.commitTransaction();
     }

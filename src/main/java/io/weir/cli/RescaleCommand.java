@@ -3,7 +3,6 @@ package io.weir.cli;
 import io.weir.app.Jobs;
 import io.weir.app.Rescaler;
 import io.weir.config.WeirConfig;
-import io.weir.kafka.Topics;
 import io.weir.logging.Secrets;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
@@ -16,7 +15,9 @@ import picocli.CommandLine.Spec;
 /**
  * {@code weir rescale}: after partitions were added to a stopped job's inputs, re-splits the state
  * of its last checkpoint by the new count, so that the job starts with it ({@link Rescaler}).
- * Exit 0 when rescaled or nothing needed it, {@link #REFUSED} when refused (nothing written).
+ * Exit 0 when rescaled or nothing needed it, {@link #REFUSED} when refused (nothing written),
+ * {@link #FAILED} when it failed: it commits in one transaction, so running it again either re-splits
+ * or finds nothing left to rescale.
  */
 @Command(
         name = "rescale",
@@ -25,6 +26,8 @@ import picocli.CommandLine.Spec;
 public final class RescaleCommand implements Callable<Integer> {
     /** Exit code of a refused rescale: nothing was written. */
     static final int REFUSED = 1;
+    /** Exit code of a rescale that failed (the broker, a topic, the state); running it again is safe. */
+    static final int FAILED = 2;
 
     @Mixin
     JobConfigOptions job;
@@ -54,10 +57,11 @@ public final class RescaleCommand implements Callable<Integer> {
             err.println("weir rescale: refused: " + Secrets.redact(e.getMessage()));
             err.flush();
             return REFUSED;
-        } catch (Topics.StartupException e) {
-            err.println("weir rescale: " + Secrets.redact(e.getMessage()));
+        } catch (Exception e) {
+            err.println("weir rescale: failed: " + Secrets.redact(String.valueOf(e))
+                    + " (run it again: it re-splits, or says there is nothing left to rescale)");
             err.flush();
-            return REFUSED;
+            return FAILED;
         }
     }
 }

@@ -38,6 +38,20 @@ public final class Task {
     private static final Logger LOG = LoggerFactory.getLogger(Task.class);
     private static final long PROCESSING_TIMER_PERIOD_MS = 10;
     private static final String WATERMARKS = "watermarks";
+
+    /** The task watermark {@code state}'s checkpointed watermarks hold; MIN_VALUE when none. */
+    public static long recordedWatermark(KeyedState state) {
+        byte[] recorded = state.taskEntry(WATERMARKS);
+        return recorded == null ? Long.MIN_VALUE : WatermarkTracker.watermarkOf(recorded);
+    }
+
+    /**
+     * Makes a task restored from {@code state} start its watermark at {@code floor} (its channels
+     * from nothing): a task a rescale made, whose keys came from tasks whose watermarks had passed it.
+     */
+    public static void recordWatermarkFloor(KeyedState state, long floor) {
+        state.putTaskEntry(WATERMARKS, WatermarkTracker.floor(floor));
+    }
     /** Header of a watermark marker: the upstream task's watermark, or "idle". */
     public static final String MARKER = "weir.watermark";
     /** Header of a watermark marker: the upstream task's name. */

@@ -188,6 +188,16 @@ final class WatermarkTracker {
         return bytes.toByteArray();
     }
 
+    /** What {@link #snapshot} writes for a task watermark of {@code watermark} and no channel: a floor. */
+    static byte[] floor(long watermark) {
+        return java.nio.ByteBuffer.allocate(12).putLong(watermark).putInt(0).array();
+    }
+
+    /** The task watermark a {@link #snapshot} holds. */
+    static long watermarkOf(byte[] snapshot) {
+        return java.nio.ByteBuffer.wrap(snapshot).getLong();
+    }
+
     /** Restores what {@link #snapshot} wrote; channels it does not name start from nothing. */
     void restore(byte[] snapshot) {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(snapshot))) {

@@ -48,6 +48,16 @@ class RescaleIT {
                 .createPartitions(Map.of(job.orders(), NewPartitions.increaseTo(count)))
                 .all()
                 .get(30, TimeUnit.SECONDS);
+        // A producer made from now on partitions by the new count once the new partitions have leaders.
+        TopicPartition last = new TopicPartition(job.orders(), count - 1);
+        await().atMost(KafkaFixture.TIMEOUT)
+                .ignoreExceptions()
+                .until(() -> KafkaFixture.admin()
+                                .listOffsets(Map.of(last, OffsetSpec.latest()))
+                                .partitionResult(last)
+                                .get(5, TimeUnit.SECONDS)
+                                .offset()
+                        >= 0);
     }
 
     /** The job's input as it is after partitions were added. */
@@ -112,6 +122,8 @@ class RescaleIT {
         produce(job, 1_000, 1);
         runUntilCaughtUp(job, config);
         addPartitions(job, 3); // 2 -> 3: keys move between old partitions too, not only to the new one
+        // Orders written after the change, before the rescale: the new partition's from its beginning.
+        produce(job, 300, 3);
         long checkpointsBefore = end(job.checkpoints());
 
         Run dry = weir(job, "--dry-run");
@@ -131,7 +143,7 @@ class RescaleIT {
 
         // Orders of every user after the change, in all three partitions; users whose state moved
         // would restart their counts from zero if the split had lost them.
-        produce(job, 1_000, 2);
+        produce(job, 700, 2);
         TotalsJob after = grown(job, 3);
         runUntilCaughtUp(after, config);
         // Per user, the outputs count 1, 2, … up to its number of orders, and the last sum is the sum

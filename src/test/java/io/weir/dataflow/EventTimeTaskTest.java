@@ -90,6 +90,23 @@ class EventTimeTaskTest {
     }
 
     @Test
+    void aTaskARescaleMadeStartsAtItsWatermarkFloorSoAMovedKeysClosedWindowStaysClosed() throws Exception {
+        MemoryStateStore store = new MemoryStateStore("w-2");
+        Task.recordWatermarkFloor(new KeyedState(store), 1_100); // its keys' old task had closed [0, 1000)
+        assertEquals(1_100, Task.recordedWatermark(new KeyedState(store)));
+        Channel in = new Channel(0, "in-2", 1_000);
+        Task task = task(store, List.of(in), 0, 2);
+        in.put(record(0, 900));
+        in.put(record(1, 1_150)); // its own partition's watermark, 1050, is below the floor
+        task.run(100);
+        assertEquals(0, count("out"), "window [0, 1000) is not opened again");
+        assertEquals(1, count("dlq"), "900 is late");
+        in.put(record(2, 2_200)); // watermark 2100: [1000, 2000) closes
+        task.run(100);
+        assertEquals(1, count("out"));
+    }
+
+    @Test
     void anIdlePartitionStopsHoldingTheWatermarkAndRejoinsWithItsNextRecord() throws Exception {
         Channel busy = new Channel(0, "in-0", 1_000);
         Channel quiet = new Channel(1, "in-1", 1_000);

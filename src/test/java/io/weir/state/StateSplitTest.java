@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -15,8 +17,10 @@ import java.util.function.ToIntFunction;
 import org.junit.jupiter.api.Test;
 
 class StateSplitTest {
-    /** A stand-in partitioner: the last byte of the key. */
-    private static final ToIntFunction<byte[]> BY_LAST_BYTE = k -> k[k.length - 1] % 3;
+    /** Stand-in partitioners of the whole key: two partitions before, three after. */
+    private static final ToIntFunction<byte[]> OLD = k -> Math.floorMod(Arrays.hashCode(k), 2);
+
+    private static final ToIntFunction<byte[]> NEW = k -> Math.floorMod(Arrays.hashCode(k), 3);
 
     private static byte[] key(int i) {
         return ("user-" + i).getBytes(UTF_8);
@@ -31,7 +35,7 @@ class StateSplitTest {
         Timers timers = state.timers("window");
         for (int i = 0; i < 100; i++) {
             byte[] k = key(i);
-            if (k[k.length - 1] % 2 != p) {
+            if (OLD.applyAsInt(k) != p) {
                 continue;
             }
             state.setCurrentKey(k);
@@ -66,7 +70,7 @@ class StateSplitTest {
             into.add(new MemoryStateStore("stage-" + q));
         }
 
-        StateSplit.Counts counts = StateSplit.split(from, into, BY_LAST_BYTE);
+        StateSplit.Counts counts = StateSplit.split(from, into, OLD, NEW);
 
         // Nothing lost, nothing doubled: the new stores together hold exactly the old entries.
         Map<String, byte[]> after = new TreeMap<>();
@@ -85,14 +89,14 @@ class StateSplitTest {
             for (int i = 0; i < 100; i++) {
                 byte[] k = key(i);
                 state.setCurrentKey(k);
-                boolean here = BY_LAST_BYTE.applyAsInt(k) == q;
+                boolean here = NEW.applyAsInt(k) == q;
                 assertEquals(here ? (Long) (long) i : null, count.value(), "count of user-" + i + " in task " + q);
                 assertEquals(here ? 2 : 0, seen.entries().size(), "map of user-" + i + " in task " + q);
             }
             // The timers of a task are those of its keys, each fired with its key.
             for (TimerDomain domain : TimerDomain.values()) {
                 for (Timer t : state.takeDueTimers(domain, Long.MAX_VALUE)) {
-                    assertEquals(q, BY_LAST_BYTE.applyAsInt(t.key()), "timer " + t + " in task " + q);
+                    assertEquals(q, NEW.applyAsInt(t.key()), "timer " + t + " in task " + q);
                 }
             }
             state.setCurrentKey(null);
@@ -104,17 +108,60 @@ class StateSplitTest {
                 assertNull(state.taskEntry("watermarks"));
             }
         }
-        // Keys ending in 0..9: old partition d % 2, new d % 3; those where they differ moved.
         long moved = 0;
         for (String k : before.keySet()) {
-            byte[] storeKey = java.util.HexFormat.of().parseHex(k);
-            byte[] recordKey = KeyedState.recordKeyOf(storeKey);
+            byte[] recordKey = KeyedState.recordKeyOf(java.util.HexFormat.of().parseHex(k));
             if (recordKey != null && recordKey.length > 0) {
-                int d = recordKey[recordKey.length - 1];
-                moved += d % 2 != d % 3 ? 1 : 0;
+                moved += OLD.applyAsInt(recordKey) != NEW.applyAsInt(recordKey) ? 1 : 0;
             }
         }
         assertEquals(moved, counts.moved());
+    }
+
+    @Test
+    void theRecordKeyOfEveryLayoutIsFoundWholeAndTheTasksOwnEntriesHaveNone() {
+        MemoryStateStore store = new MemoryStateStore("stage-0");
+        KeyedState state = new KeyedState(store);
+        byte[] k = "user-7".getBytes(UTF_8);
+        state.setCurrentKey(k);
+        state.valueState("count", Serde.LONG).update(1L);
+        state.mapState("seen", Serde.STRING, Serde.LONG).put("order-9", 2L);
+        state.listState("items", Serde.STRING).add("x");
+        state.timers("window").registerEventTime(5L);
+        state.timers("ttl").registerProcessingTime(6L);
+        state.putTaskEntry("watermarks", new byte[] {1});
+
+        List<String> keys = new ArrayList<>();
+        for (Iterator<Map.Entry<byte[], byte[]>> it = store.scan(new byte[0]); it.hasNext(); ) {
+            byte[] recordKey = KeyedState.recordKeyOf(it.next().getKey());
+            keys.add(recordKey == null ? null : new String(recordKey, UTF_8));
+        }
+        // Value, map entry, list, two timers: the record key exactly; the task's own entry: none.
+        List<String> expected = new ArrayList<>(java.util.Collections.nCopies(5, "user-7"));
+        expected.add(null);
+        assertEquals(expected, keys);
+    }
+
+    @Test
+    void stateOfAKeyThatDoesNotBelongToItsTaskIsRefusedNotScattered() {
+        MemoryStateStore task0 = new MemoryStateStore("stage-0");
+        KeyedState state = new KeyedState(task0);
+        byte[] stray = null;
+        for (int i = 0; stray == null; i++) {
+            stray = OLD.applyAsInt(key(i)) == 1 ? key(i) : null;
+        }
+        state.setCurrentKey(stray); // a key of partition 1 in task 0
+        state.valueState("count", Serde.LONG).update(1L);
+        List<StateStore> into = List.of(new MemoryStateStore("stage-0"), new MemoryStateStore("stage-1"));
+
+        IllegalStateException e = assertThrows(
+                IllegalStateException.class,
+                () -> StateSplit.split(List.of(task0, new MemoryStateStore("stage-1")), into, OLD, NEW));
+        assertTrue(
+                e.getMessage()
+                        .startsWith("task 0 holds state of a key that belongs to partition 1 (key '"
+                                + new String(stray, UTF_8) + "')"),
+                e.getMessage());
     }
 
     @Test
@@ -124,7 +171,7 @@ class StateSplitTest {
         List<StateStore> into = List.of(new MemoryStateStore("stage-0"), new MemoryStateStore("stage-1"));
 
         IllegalArgumentException e =
-                assertThrows(IllegalArgumentException.class, () -> StateSplit.split(List.of(odd), into, BY_LAST_BYTE));
+                assertThrows(IllegalArgumentException.class, () -> StateSplit.split(List.of(odd), into, OLD, NEW));
         assertEquals("a key of no keyed-state layout (first byte 127)", e.getMessage());
     }
 }
