@@ -53,3 +53,30 @@ name (POD_NAME, downward API), the state directory on its volume, the HTTP port 
 {{- $_ := set $job "http" (dict "port" (int .Values.http.port)) -}}
 {{- toYaml $job -}}
 {{- end -}}
+
+{{/* The container's environment, the same for the instances and the rescale Job. */}}
+{{- define "weir.env" -}}
+# The pod's name is the instance-id (the job file says instance-id: ${POD_NAME}).
+- name: POD_NAME
+  valueFrom:
+    fieldRef:
+      fieldPath: metadata.name
+- name: WEIR_LOG_FORMAT
+  value: {{ .Values.logFormat | quote }}
+- name: WEIR_LOG_LEVEL
+  value: {{ .Values.logLevel | quote }}
+{{- with .Values.javaOptions }}
+- name: JAVA_OPTS
+  value: {{ . | quote }}
+{{- end }}
+{{- range .Values.secretEnv }}
+- name: {{ required "secretEnv[].name is required" .name }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ required "secretEnv[].secretName is required" .secretName }}
+      key: {{ required "secretEnv[].key is required" .key }}
+{{- end }}
+{{- with .Values.env }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}

@@ -245,9 +245,42 @@ class HelmChartTest {
         assertNotEquals(before, after);
     }
 
+    @Test
+    void theRescaleJobRunsWeirRescaleWithTheInstancesEnvironmentOnlyWhenNoInstanceRuns() throws Exception {
+        assertFalse(render("ci/sasl-values.yaml").containsKey("Job"), "no Job unless rescale.enabled");
+        Path rescale = Files.writeString(
+                temp.resolve("rescale.yaml"), "replicaCount: 0\nrescale:\n  enabled: true\n  args: [--dry-run]\n");
+        Map<String, List<JsonNode>> kinds = render("ci/sasl-values.yaml", rescale.toString());
+
+        JsonNode pod = one(kinds, "Job").at("/spec/template/spec");
+        JsonNode instancePod = one(kinds, "StatefulSet").at("/spec/template/spec");
+        JsonNode container = pod.at("/containers/0");
+        List<String> command = new ArrayList<>();
+        container.get("command").forEach(c -> command.add(c.asText()));
+        container.get("args").forEach(a -> command.add(a.asText()));
+        assertEquals(List.of("weir", "rescale", "--config", "/etc/weir/job.yaml", "--dry-run"), command);
+        assertEquals("Never", pod.get("restartPolicy").asText());
+        // The same job file, secrets and TLS files as the instances: it reaches the same brokers.
+        assertEquals(instancePod.at("/containers/0/env"), container.get("env"));
+        assertEquals(volume(instancePod, "job"), volume(pod, "job"));
+        assertEquals(volume(instancePod, "tls"), volume(pod, "tls"));
+        assertEquals(mount(instancePod.at("/containers/0"), "tls"), mount(container, "tls"));
+        assertEquals("/var/lib/weir", mount(container, "state").get("mountPath").asText());
+
+        Helm.Result running = Helm.run(
+                CHART, "template", "weir-test", ".", "-f", "ci/sasl-values.yaml", "--set", "rescale.enabled=true");
+        assertNotEquals(0, running.exitCode(), running::describe);
+        assertTrue(running.err().contains("rescale.enabled needs replicaCount: 0"), running::describe);
+    }
+
     /** helm template with a values file; the manifests by kind. */
-    private Map<String, List<JsonNode>> render(String values) throws Exception {
-        Helm.Result r = Helm.run(CHART, "template", "weir-test", ".", "-f", values);
+    private Map<String, List<JsonNode>> render(String... values) throws Exception {
+        List<String> args = new ArrayList<>(List.of("template", "weir-test", "."));
+        for (String v : values) {
+            args.add("-f");
+            args.add(v);
+        }
+        Helm.Result r = Helm.run(CHART, args.toArray(String[]::new));
         assertEquals(0, r.exitCode(), r::describe);
         Map<String, List<JsonNode>> kinds = new HashMap<>();
         try (YAMLParser parser = new YAMLFactory().createParser(r.out())) {
