@@ -28,6 +28,8 @@ import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * {@code weir rescale} on the real broker: partitions added to a stopped job's input, its state
@@ -115,10 +117,17 @@ class RescaleIT {
         }
     }
 
-    @Test
-    void aRescaledJobCountsEveryKeyOnFromItsStateWhereverTheKeyNowLives() throws Exception {
+    @ParameterizedTest
+    @CsvSource({"rocksdb, exactly-once", "memory, at-least-once"})
+    void aRescaledJobCountsEveryKeyOnFromItsStateWhereverTheKeyNowLives(String backend, String guarantee)
+            throws Exception {
         TotalsJob job = TotalsJob.create("rescale", 2);
-        WeirConfig config = job.config("instance-id=i1", "processing.checkpoint.interval=200ms");
+        List<String> sets = job.overrides(
+                "instance-id=i1",
+                "processing.checkpoint.interval=200ms",
+                "processing.state.backend=" + backend,
+                "processing.guarantee=" + guarantee);
+        WeirConfig config = new ConfigLoader().load(TotalsJob.EXAMPLE, Map.of(), sets);
         produce(job, 1_000, 1);
         runUntilCaughtUp(job, config);
         addPartitions(job, 3); // 2 -> 3: keys move between old partitions too, not only to the new one
@@ -126,14 +135,14 @@ class RescaleIT {
         produce(job, 300, 3);
         long checkpointsBefore = end(job.checkpoints());
 
-        Run dry = weir(job, "--dry-run");
+        Run dry = weir(TotalsJob.EXAMPLE, sets, "--dry-run");
         assertEquals(0, dry.code(), dry.err());
         assertTrue(
                 dry.out().contains("stage " + job.application() + " [" + job.orders() + "]: 2 -> 3 tasks"), dry.out());
         assertEquals(checkpointsBefore, end(job.checkpoints()), "a dry run writes nothing");
         refusedAtStart(config);
 
-        Run rescaled = weir(job);
+        Run rescaled = weir(TotalsJob.EXAMPLE, sets);
         assertEquals(0, rescaled.code(), rescaled.err() + rescaled.out());
         java.util.regex.Matcher moved = java.util.regex.Pattern.compile("(\\d+) state entries, (\\d+) moved")
                 .matcher(rescaled.out());
@@ -171,7 +180,7 @@ class RescaleIT {
             assertEquals(n[1], lastSum.get(user), user + "'s sum");
         });
 
-        Run again = weir(job);
+        Run again = weir(TotalsJob.EXAMPLE, sets);
         assertEquals(0, again.code(), again.err());
         assertTrue(again.out().contains("nothing to rescale"), again.out());
     }
@@ -210,6 +219,74 @@ class RescaleIT {
         sendOrders(orders, 500, 500, expected);
         runUntilCommitted(config, out, 1_000);
         expected.verify(KafkaFixture.readAllCommitted(out), "after the rescale");
+    }
+
+    @Test
+    void windowsAndTheirTimersMoveWithTheirKeysAndAClosedMinuteStaysClosedInANewTask() throws Exception {
+        String app = KafkaFixture.uniqueTopic("rescale-minutes");
+        String events = KafkaFixture.createTopic(app + "-events", 2);
+        String out = KafkaFixture.createTopic(app + "-out", 2);
+        String late = KafkaFixture.createTopic(app + "-late", 1);
+        Path example = Path.of("config", "examples", "user-counts-per-minute.yaml");
+        List<String> sets = List.of(
+                "kafka.bootstrap=" + KafkaFixture.bootstrap(),
+                "application=" + app,
+                "instance-id=i1",
+                "pipeline.0.source.topic=" + events,
+                "pipeline.2.sink.topic=" + out,
+                "dead-letter.topic=" + late,
+                "processing.checkpoint.interval=200ms",
+                "processing.state.dir=" + Path.of("target", "fault-state", app).toAbsolutePath());
+        WeirConfig config = new ConfigLoader().load(example, Map.of(), sets);
+        // 20 users, an event every 500 ms of event time: minutes 0-2 close, minute 3 stays open.
+        Map<String, Long> perUserMinute = new TreeMap<>();
+        sendEvents(events, 0, 420, perUserMinute);
+        runUntilCommitted(config, out, 60);
+        KafkaFixture.admin()
+                .createPartitions(Map.of(events, NewPartitions.increaseTo(3)))
+                .all()
+                .get(30, TimeUnit.SECONDS);
+        Run rescaled = weir(example, sets);
+        assertEquals(0, rescaled.code(), rescaled.err() + rescaled.out());
+        assertTrue(rescaled.out().contains("the new tasks start at watermark"), rescaled.out());
+
+        // First in the new partition: an event of minute 1, closed in the task its user came from.
+        String moved = null;
+        for (int u = 0; moved == null; u++) {
+            byte[] key = ("u" + u).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            moved = org.apache.kafka.common.utils.Utils.toPositive(org.apache.kafka.common.utils.Utils.murmur2(key)) % 3
+                            == 2
+                    ? "u" + u
+                    : null;
+        }
+        KafkaFixture.produce(List.of(new org.apache.kafka.clients.producer.ProducerRecord<>(
+                events, 2, moved, "{\"user\":\"" + moved + "\",\"amount\":1,\"ts\":70000}")));
+        sendEvents(events, 420, 360, perUserMinute); // up to 6.5 min: minutes 3-5 close
+        runUntilCommitted(config, out, 120);
+
+        Map<String, Long> counted = new TreeMap<>();
+        for (var r : KafkaFixture.readAllCommitted(out)) {
+            var v = JSON.readTree(r.value());
+            String window = v.get("user").asText() + "@" + v.get("windowStart").asLong() / 60_000;
+            assertEquals(
+                    null, counted.put(window, v.get("count").asLong()), "one result per user and minute: " + window);
+        }
+        perUserMinute.keySet().removeIf(w -> w.endsWith("@6")); // minute 6 is still open
+        assertEquals(perUserMinute, counted);
+        assertEquals(1, KafkaFixture.readAllCommitted(late).size(), "the event of a closed minute is late");
+    }
+
+    /** {@code n} events from index {@code from} (event time: 500 ms apart), counted per user and minute. */
+    private static void sendEvents(String topic, int from, int n, Map<String, Long> perUserMinute) {
+        List<org.apache.kafka.clients.producer.ProducerRecord<String, String>> records = new ArrayList<>();
+        for (int i = from; i < from + n; i++) {
+            String user = "u" + (i % 20);
+            long ts = i * 500L;
+            perUserMinute.merge(user + "@" + ts / 60_000, 1L, Long::sum);
+            records.add(new org.apache.kafka.clients.producer.ProducerRecord<>(
+                    topic, user, "{\"user\":\"" + user + "\",\"amount\":1,\"ts\":" + ts + "}"));
+        }
+        KafkaFixture.produce(records);
     }
 
     /** {@code n} orders from sequence number {@code from}, each counted into {@code expected}. */
