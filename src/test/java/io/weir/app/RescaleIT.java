@@ -191,14 +191,7 @@ class RescaleIT {
         String orders = KafkaFixture.createTopic(app + "-orders", 2);
         String out = KafkaFixture.createTopic(app + "-out", 2);
         Path example = Path.of("config", "examples", "bucket-totals.yaml");
-        List<String> sets = List.of(
-                "kafka.bootstrap=" + KafkaFixture.bootstrap(),
-                "application=" + app,
-                "instance-id=i1",
-                "pipeline.0.source.topic=" + orders,
-                "pipeline.3.sink.topic=" + out,
-                "processing.checkpoint.interval=200ms",
-                "processing.state.dir=" + Path.of("target", "fault-state", app).toAbsolutePath());
+        List<String> sets = sets(app, "pipeline.0.source.topic=" + orders, "pipeline.3.sink.topic=" + out);
         WeirConfig config = new ConfigLoader().load(example, Map.of(), sets);
         BucketTotals expected = new BucketTotals();
         sendOrders(orders, 0, 500, expected);
@@ -228,15 +221,8 @@ class RescaleIT {
         String out = KafkaFixture.createTopic(app + "-out", 2);
         String late = KafkaFixture.createTopic(app + "-late", 1);
         Path example = Path.of("config", "examples", "user-counts-per-minute.yaml");
-        List<String> sets = List.of(
-                "kafka.bootstrap=" + KafkaFixture.bootstrap(),
-                "application=" + app,
-                "instance-id=i1",
-                "pipeline.0.source.topic=" + events,
-                "pipeline.2.sink.topic=" + out,
-                "dead-letter.topic=" + late,
-                "processing.checkpoint.interval=200ms",
-                "processing.state.dir=" + Path.of("target", "fault-state", app).toAbsolutePath());
+        List<String> sets = sets(
+                app, "pipeline.0.source.topic=" + events, "pipeline.2.sink.topic=" + out, "dead-letter.topic=" + late);
         WeirConfig config = new ConfigLoader().load(example, Map.of(), sets);
         // 20 users, an event every 500 ms of event time: minutes 0-2 close, minute 3 stays open.
         Map<String, Long> perUserMinute = new TreeMap<>();
@@ -287,6 +273,18 @@ class RescaleIT {
                     topic, user, "{\"user\":\"" + user + "\",\"amount\":1,\"ts\":" + ts + "}"));
         }
         KafkaFixture.produce(records);
+    }
+
+    /** The overrides that run an example job on this broker as application {@code app}, then {@code extra}. */
+    private static List<String> sets(String app, String... extra) {
+        List<String> sets = new ArrayList<>(List.of(
+                "kafka.bootstrap=" + KafkaFixture.bootstrap(),
+                "application=" + app,
+                "instance-id=i1",
+                "processing.checkpoint.interval=200ms",
+                "processing.state.dir=" + Path.of("target", "fault-state", app).toAbsolutePath()));
+        sets.addAll(List.of(extra));
+        return sets;
     }
 
     /** {@code n} orders from sequence number {@code from}, each counted into {@code expected}. */
