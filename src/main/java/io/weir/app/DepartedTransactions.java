@@ -54,7 +54,7 @@ final class DepartedTransactions {
         try {
             for (OpenTransactions.Open open : own()) {
                 if (!open.ownerIsMember() && !open.owner().equals(settings.instanceId())) {
-                    abort(open);
+                    abort(open, "which is no longer in the group");
                     aborted++;
                 }
             }
@@ -90,17 +90,18 @@ final class DepartedTransactions {
     int abortAll() throws Exception {
         List<OpenTransactions.Open> own = own();
         for (OpenTransactions.Open open : own) {
-            abort(open);
+            abort(open, "while no instance of the job runs");
         }
         return own.size();
     }
 
-    private void abort(OpenTransactions.Open open) {
+    private void abort(OpenTransactions.Open open, String why) {
         LOG.info(
-                "aborting transaction {} of instance {}, which is no longer in the group (open since {}, on {}):"
-                        + " it holds back what it wrote and the offsets it committed",
+                "aborting transaction {} of instance {}, {} (open since {}, on {}): it holds back what it wrote"
+                        + " and the offsets it committed",
                 open.transactionalId(),
                 open.owner(),
+                why,
                 open.startMs().isPresent()
                         ? java.time.Instant.ofEpochMilli(open.startMs().getAsLong())
                         : "?",

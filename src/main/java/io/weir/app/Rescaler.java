@@ -67,8 +67,8 @@ import org.apache.kafka.common.utils.Utils;
  * new count (written under the old count and not processed yet: their keys' state would be in
  * another task), checked before the split and again before the commit. Open transactions of the
  * job (an instance killed with its transaction open) are aborted first, as a restarting instance
- * does; a dry run only lists them. A new partition's task starts at the lowest watermark of the
- * old tasks, so that a record of a moved key's closed window stays late.
+ * does; a dry run only lists them. Every task starts at the highest watermark of the old tasks, so
+ * that a record of a moved key's closed window stays late wherever the key went.
  */
 public final class Rescaler {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
@@ -77,7 +77,7 @@ public final class Rescaler {
     private final KafkaClients clients;
     private final Consumer<String> out;
 
-    /** A rescale that must not be done; nothing was written. */
+    /** A rescale that must not be done; nothing was committed. */
     public static final class Refused extends Exception {
         Refused(String message) {
             super(message);
@@ -296,7 +296,7 @@ public final class Rescaler {
     }
 
     /** The new tasks' checkpoints of every plan, their state re-split and uploaded. */
-    private List<TaskCheckpoint> split(List<StagePlan> plans, long id) throws IOException {
+    private List<TaskCheckpoint> split(List<StagePlan> plans, long id) throws IOException, Refused {
         Path work =
                 settings.state().dir().resolve(settings.application()).resolve("rescale-" + System.currentTimeMillis());
         List<TaskCheckpoint> written = new ArrayList<>();
@@ -310,7 +310,8 @@ public final class Rescaler {
         return written;
     }
 
-    private List<TaskCheckpoint> split(StagePlan plan, long id, Path work, SnapshotStore snapshots) throws IOException {
+    private List<TaskCheckpoint> split(StagePlan plan, long id, Path work, SnapshotStore snapshots)
+            throws IOException, Refused {
         String generation = OrphanSweep.newGeneration(System.currentTimeMillis());
         List<StateStore> from = new ArrayList<>();
         List<StateStore> into = new ArrayList<>();
@@ -325,22 +326,26 @@ public final class Rescaler {
                 for (int q = 0; q < plan.after(); q++) {
                     into.add(fresh.open(plan.stage().taskName(q), generation, null, snapshots));
                 }
-                StateSplit.Counts counts = StateSplit.split(
-                        from, into, key -> partition(key, plan.before()), key -> partition(key, plan.after()));
+                StateSplit.Counts counts;
+                try {
+                    counts = StateSplit.split(
+                            from, into, key -> partition(key, plan.before()), key -> partition(key, plan.after()));
+                } catch (IllegalStateException | IllegalArgumentException e) {
+                    throw new Refused("stage " + plan.stage().name() + ": " + e.getMessage());
+                }
                 out.accept("stage " + plan.stage().name() + ": " + counts.entries() + " state entries, "
                         + counts.moved() + " moved to another task");
-                // A new partition's task starts at the lowest watermark of the old tasks its keys
-                // came from, not from nothing: a record of a moved key's closed window stays late.
+                // Every task starts at the highest watermark of the old tasks: a key's window that
+                // closed before stays closed in whichever task the key now lives (no second result);
+                // a lagging partition's records below it are late. Tasks that never had one do not count.
                 long floor = from.stream()
                         .mapToLong(store -> Task.recordedWatermark(new KeyedState(store)))
-                        .min()
+                        .max()
                         .orElse(Long.MIN_VALUE);
                 if (floor > Long.MIN_VALUE) {
-                    for (int q = plan.before(); q < plan.after(); q++) {
-                        Task.recordWatermarkFloor(new KeyedState(into.get(q)), floor);
-                    }
-                    out.accept("stage " + plan.stage().name() + ": the new tasks start at watermark "
-                            + java.time.Instant.ofEpochMilli(floor));
+                    into.forEach(store -> Task.raiseWatermark(new KeyedState(store), floor));
+                    out.accept("stage " + plan.stage().name() + ": every task starts at watermark "
+                            + java.time.Instant.ofEpochMilli(floor) + " at least");
                 }
                 Map<Integer, Map<InputPartition, Long>> positions = positions(plan);
                 List<TaskCheckpoint> checkpoints = new ArrayList<>();

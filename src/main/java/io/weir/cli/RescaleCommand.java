@@ -15,7 +15,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code weir rescale}: after partitions were added to a stopped job's inputs, re-splits the state
  * of its last checkpoint by the new count, so that the job starts with it ({@link Rescaler}).
- * Exit 0 when rescaled or nothing needed it, {@link #REFUSED} when refused (nothing written),
+ * Exit 0 when rescaled or nothing needed it, {@link #REFUSED} when refused (nothing committed),
+ * {@link JobConfigOptions#INVALID} for an invalid job file,
  * {@link #FAILED} when it failed: it commits in one transaction, so running it again either re-splits
  * or finds nothing left to rescale.
  */
@@ -27,7 +28,7 @@ public final class RescaleCommand implements Callable<Integer> {
     /** Exit code of a refused rescale: nothing was written. */
     static final int REFUSED = 1;
     /** Exit code of a rescale that failed (the broker, a topic, the state); running it again is safe. */
-    static final int FAILED = 2;
+    static final int FAILED = 3;
 
     @Mixin
     JobConfigOptions job;

@@ -46,11 +46,12 @@ public final class Task {
     }
 
     /**
-     * Makes a task restored from {@code state} start its watermark at {@code floor} (its channels
-     * from nothing): a task a rescale made, whose keys came from tasks whose watermarks had passed it.
+     * Makes a task restored from {@code state} start its watermark at {@code floor} at least (its
+     * channels as recorded, or from nothing): a task a rescale made, which holds keys of tasks whose
+     * watermarks had passed its own.
      */
-    public static void recordWatermarkFloor(KeyedState state, long floor) {
-        state.putTaskEntry(WATERMARKS, WatermarkTracker.floor(floor));
+    public static void raiseWatermark(KeyedState state, long floor) {
+        state.putTaskEntry(WATERMARKS, WatermarkTracker.raised(state.taskEntry(WATERMARKS), floor));
     }
     /** Header of a watermark marker: the upstream task's watermark, or "idle". */
     public static final String MARKER = "weir.watermark";

@@ -188,9 +188,18 @@ final class WatermarkTracker {
         return bytes.toByteArray();
     }
 
-    /** What {@link #snapshot} writes for a task watermark of {@code watermark} and no channel: a floor. */
-    static byte[] floor(long watermark) {
-        return java.nio.ByteBuffer.allocate(12).putLong(watermark).putInt(0).array();
+    /**
+     * {@code snapshot} (null: none, as of a task that never had one) with its task watermark raised
+     * to at least {@code floor}; its channels as they were.
+     */
+    static byte[] raised(byte[] snapshot, long floor) {
+        if (snapshot == null) {
+            return java.nio.ByteBuffer.allocate(12).putLong(floor).putInt(0).array();
+        }
+        byte[] out = snapshot.clone();
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(out);
+        b.putLong(0, Math.max(b.getLong(0), floor));
+        return out;
     }
 
     /** The task watermark a {@link #snapshot} holds. */

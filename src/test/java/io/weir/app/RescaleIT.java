@@ -27,6 +27,7 @@ import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -234,16 +235,13 @@ class RescaleIT {
                 .get(30, TimeUnit.SECONDS);
         Run rescaled = weir(example, sets);
         assertEquals(0, rescaled.code(), rescaled.err() + rescaled.out());
-        assertTrue(rescaled.out().contains("the new tasks start at watermark"), rescaled.out());
+        assertTrue(rescaled.out().contains("every task starts at watermark"), rescaled.out());
 
         // First in the new partition: an event of minute 1, closed in the task its user came from.
         String moved = null;
         for (int u = 0; moved == null; u++) {
             byte[] key = ("u" + u).getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            moved = org.apache.kafka.common.utils.Utils.toPositive(org.apache.kafka.common.utils.Utils.murmur2(key)) % 3
-                            == 2
-                    ? "u" + u
-                    : null;
+            moved = Utils.toPositive(Utils.murmur2(key)) % 3 == 2 ? "u" + u : null;
         }
         KafkaFixture.produce(List.of(new org.apache.kafka.clients.producer.ProducerRecord<>(
                 events, 2, moved, "{\"user\":\"" + moved + "\",\"amount\":1,\"ts\":70000}")));
@@ -329,6 +327,31 @@ class RescaleIT {
                 refused.err());
         assertEquals(checkpointsBefore, end(job.checkpoints()));
         refusedAtStart(config); // the counts the checkpoints were taken with still stand
+    }
+
+    @Test
+    void stateOfAKeyReadFromAPartitionItDoesNotHashToIsRefusedWithExitCode1() throws Exception {
+        TotalsJob job = TotalsJob.create("rescale-stray", 2);
+        WeirConfig config = job.config("instance-id=i1", "processing.checkpoint.interval=200ms");
+        produce(job, 200, 1);
+        String stray = null; // a key of partition 1, written to partition 0 by hand
+        for (int u = 0; stray == null; u++) {
+            byte[] key = ("x" + u).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            stray = Utils.toPositive(Utils.murmur2(key)) % 2 == 1 ? "x" + u : null;
+        }
+        KafkaFixture.produce(List.of(new org.apache.kafka.clients.producer.ProducerRecord<>(
+                job.orders(), 0, stray, "{\"user\":\"" + stray + "\",\"amount\":1,\"seq\":1}")));
+        runUntilCaughtUp(job, config);
+        addPartitions(job, 3);
+        long checkpointsBefore = end(job.checkpoints());
+
+        Run refused = weir(job);
+
+        assertEquals(1, refused.code(), refused.err() + refused.out());
+        assertTrue(
+                refused.err().contains("task 0 holds state of a key that belongs to partition 1 (key '" + stray + "')"),
+                refused.err());
+        assertEquals(checkpointsBefore, end(job.checkpoints()));
     }
 
     @Test

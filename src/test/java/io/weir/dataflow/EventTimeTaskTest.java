@@ -92,7 +92,7 @@ class EventTimeTaskTest {
     @Test
     void aTaskARescaleMadeStartsAtItsWatermarkFloorSoAMovedKeysClosedWindowStaysClosed() throws Exception {
         MemoryStateStore store = new MemoryStateStore("w-2");
-        Task.recordWatermarkFloor(new KeyedState(store), 1_100); // its keys' old task had closed [0, 1000)
+        Task.raiseWatermark(new KeyedState(store), 1_100); // its keys' old task had closed [0, 1000)
         assertEquals(1_100, Task.recordedWatermark(new KeyedState(store)));
         Channel in = new Channel(0, "in-2", 1_000);
         Task task = task(store, List.of(in), 0, 2);
@@ -104,6 +104,28 @@ class EventTimeTaskTest {
         in.put(record(2, 2_200)); // watermark 2100: [1000, 2000) closes
         task.run(100);
         assertEquals(1, count("out"));
+    }
+
+    @Test
+    void aRaisedWatermarkNeverLowersTheTasksOwnAndMakesItsEarlierRecordsLate() throws Exception {
+        MemoryStateStore store = new MemoryStateStore("w-0");
+        Channel in = new Channel(0, "in-0", 1_000);
+        Task first = task(store, List.of(in), 0, 1);
+        in.put(record(0, 500));
+        in.put(record(1, 1_300)); // watermark 1200
+        in.put(new Barrier(1));
+        first.run(100);
+        assertEquals(1_200, Task.recordedWatermark(new KeyedState(store)));
+        Task.raiseWatermark(new KeyedState(store), 1_000); // lower: no change
+        assertEquals(1_200, Task.recordedWatermark(new KeyedState(store)));
+        Task.raiseWatermark(new KeyedState(store), 3_100); // a task whose keys came from one further ahead
+
+        Channel again = new Channel(0, "in-0", 1_000);
+        Task second = task(store, List.of(again), 0, 2);
+        again.put(record(2, 2_500)); // on time for its own partition (1200), late after the raise
+        second.run(100);
+        assertEquals(1, count("out"), "only [0, 1000), closed by the first task");
+        assertEquals(1, count("dlq"), "2500 is late below the raised watermark");
     }
 
     @Test
