@@ -252,7 +252,16 @@ class HelmChartTest {
                 temp.resolve("rescale.yaml"), "replicaCount: 0\nrescale:\n  enabled: true\n  args: [--dry-run]\n");
         Map<String, List<JsonNode>> kinds = render("ci/sasl-values.yaml", rescale.toString());
 
-        JsonNode pod = one(kinds, "Job").at("/spec/template/spec");
+        JsonNode job = one(kinds, "Job");
+        // A hook: each `helm upgrade` deletes the last one and runs it anew (a Job's pod template
+        // cannot change), and waits for it.
+        assertEquals(
+                "post-install,post-upgrade",
+                job.at("/metadata/annotations/helm.sh~1hook").asText());
+        assertEquals(
+                "before-hook-creation",
+                job.at("/metadata/annotations/helm.sh~1hook-delete-policy").asText());
+        JsonNode pod = job.at("/spec/template/spec");
         JsonNode instancePod = one(kinds, "StatefulSet").at("/spec/template/spec");
         JsonNode container = pod.at("/containers/0");
         List<String> command = new ArrayList<>();
@@ -266,6 +275,7 @@ class HelmChartTest {
         assertEquals(volume(instancePod, "tls"), volume(pod, "tls"));
         assertEquals(mount(instancePod.at("/containers/0"), "tls"), mount(container, "tls"));
         assertEquals("/var/lib/weir", mount(container, "state").get("mountPath").asText());
+        assertEquals(instancePod.at("/containers/0/resources"), container.get("resources"));
 
         Helm.Result running = Helm.run(
                 CHART, "template", "weir-test", ".", "-f", "ci/sasl-values.yaml", "--set", "rescale.enabled=true");
