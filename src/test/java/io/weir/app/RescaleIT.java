@@ -355,6 +355,52 @@ class RescaleIT {
     }
 
     @Test
+    void aDryRunListsAnOpenTransactionOfTheJobAndTheRescaleAbortsIt() throws Exception {
+        TotalsJob job = TotalsJob.create("rescale-open", 2);
+        WeirConfig config = job.config("instance-id=i1", "processing.checkpoint.interval=200ms");
+        produce(job, 200, 1);
+        runUntilCaughtUp(job, config);
+        addPartitions(job, 3);
+        // An instance killed with its epoch's transaction open: output and a checkpoint record
+        // written, nothing committed; the broker would abort it in ten minutes.
+        Map<String, Object> p = new java.util.HashMap<>(KafkaFixture.producerConfig());
+        p.put(org.apache.kafka.clients.producer.ProducerConfig.TRANSACTIONAL_ID_CONFIG, job.application() + "-i7-0");
+        p.put(org.apache.kafka.clients.producer.ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 600_000);
+        try (var killed = new org.apache.kafka.clients.producer.KafkaProducer<>(
+                p,
+                new org.apache.kafka.common.serialization.ByteArraySerializer(),
+                new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+            killed.initTransactions();
+            killed.beginTransaction();
+            killed.send(new org.apache.kafka.clients.producer.ProducerRecord<>(job.totals(), 0, null, "{}".getBytes()));
+            killed.send(new org.apache.kafka.clients.producer.ProducerRecord<>(
+                    job.checkpoints(), 0, "x-0".getBytes(), "{}".getBytes()));
+            killed.flush();
+            String app = job.application();
+
+            Run dry = weir(job, "--dry-run");
+
+            assertEquals(0, dry.code(), dry.err());
+            assertTrue(dry.out().contains("1 open transaction(s) of the job would be aborted first"), dry.out());
+            assertEquals(
+                    List.of(app + "-i7-0"),
+                    new io.weir.kafka.OpenTransactions(KafkaFixture.admin(), app)
+                            .list().stream()
+                                    .map(io.weir.kafka.OpenTransactions.Open::transactionalId)
+                                    .toList(),
+                    "a dry run leaves it open");
+
+            Run rescaled = weir(job);
+
+            assertEquals(0, rescaled.code(), rescaled.err() + rescaled.out());
+            assertTrue(rescaled.out().contains("aborted 1 open transaction(s) of the job"), rescaled.out());
+            assertTrue(new io.weir.kafka.OpenTransactions(KafkaFixture.admin(), app)
+                    .list()
+                    .isEmpty());
+        }
+    }
+
+    @Test
     void aRescaleIsRefusedWhileAnInstanceOfTheJobRuns() throws Exception {
         TotalsJob job = TotalsJob.create("rescale-running", 2);
         WeirConfig config = job.config("instance-id=i1", "processing.checkpoint.interval=200ms");
