@@ -38,7 +38,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -72,6 +71,8 @@ import org.apache.kafka.common.utils.Utils;
  */
 public final class Rescaler {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    /** How long members found in the group may take to leave before the rescale is refused. */
+    static final Duration LEAVE_WAIT = Duration.ofSeconds(10);
 
     private final InstanceSettings settings;
     private final KafkaClients clients;
@@ -158,28 +159,41 @@ public final class Rescaler {
         }
     }
 
+    /**
+     * Refuses while the group has members, after waiting up to {@link #LEAVE_WAIT} for them to go
+     * (instances just stopped may still be leaving).
+     */
     private void requireNoMembers(Admin admin) throws Exception {
         String group = settings.application();
-        ConsumerGroupDescription g;
-        try {
-            g = admin.describeConsumerGroups(List.of(group))
-                    .describedGroups()
-                    .get(group)
-                    .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof GroupIdNotFoundException) {
+        long deadline = System.nanoTime() + LEAVE_WAIT.toNanos();
+        while (true) {
+            List<String> members;
+            try {
+                members = admin
+                        .describeConsumerGroups(List.of(group))
+                        .describedGroups()
+                        .get(group)
+                        .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS)
+                        .members()
+                        .stream()
+                        .map(m -> m.groupInstanceId().orElse(m.consumerId()))
+                        .sorted()
+                        .toList();
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (e.getCause() instanceof GroupIdNotFoundException) {
+                    return;
+                }
+                throw e;
+            }
+            if (members.isEmpty()) {
                 return;
             }
-            throw e;
-        }
-        if (!g.members().isEmpty()) {
-            List<String> members = g.members().stream()
-                    .map(m -> m.groupInstanceId().orElse(m.consumerId()))
-                    .sorted()
-                    .toList();
-            throw new Refused("the job's consumer group " + group + " has members " + members
-                    + ": stop every instance first (an instance killed without leaving stays a member until its"
-                    + " session timeout)");
+            if (System.nanoTime() > deadline) {
+                throw new Refused("the job's consumer group " + group + " has members " + members
+                        + ": stop every instance first (an instance killed without leaving stays a member until"
+                        + " its session timeout)");
+            }
+            TimeUnit.MILLISECONDS.sleep(200);
         }
     }
 
