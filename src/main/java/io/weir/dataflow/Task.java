@@ -38,21 +38,6 @@ public final class Task {
     private static final Logger LOG = LoggerFactory.getLogger(Task.class);
     private static final long PROCESSING_TIMER_PERIOD_MS = 10;
     private static final String WATERMARKS = "watermarks";
-
-    /** The task watermark {@code state}'s checkpointed watermarks hold; MIN_VALUE when none. */
-    public static long recordedWatermark(KeyedState state) {
-        byte[] recorded = state.taskEntry(WATERMARKS);
-        return recorded == null ? Long.MIN_VALUE : WatermarkTracker.watermarkOf(recorded);
-    }
-
-    /**
-     * Makes a task restored from {@code state} start its watermark at {@code floor} at least (its
-     * channels as recorded, or from nothing): a task a rescale made, which holds keys of tasks whose
-     * watermarks had passed its own.
-     */
-    public static void raiseWatermark(KeyedState state, long floor) {
-        state.putTaskEntry(WATERMARKS, WatermarkTracker.raised(state.taskEntry(WATERMARKS), floor));
-    }
     /** Header of a watermark marker: the upstream task's watermark, or "idle". */
     public static final String MARKER = "weir.watermark";
     /** Header of a watermark marker: the upstream task's name. */
@@ -103,6 +88,21 @@ public final class Task {
     private Channel currentInput;
     private long currentOffset = -1;
     private RecordKey currentKey;
+
+    /** The task watermark {@code state}'s checkpointed watermarks hold; MIN_VALUE when none. */
+    public static long recordedWatermark(KeyedState state) {
+        byte[] recorded = state.taskEntry(WATERMARKS);
+        return recorded == null ? Long.MIN_VALUE : WatermarkTracker.watermarkOf(recorded);
+    }
+
+    /**
+     * Makes a task restored from {@code state} start its watermark at {@code floor} at least (its
+     * channels as recorded, or from nothing): a task a rescale made, which holds keys of tasks whose
+     * watermarks had passed its own.
+     */
+    public static void raiseWatermark(KeyedState state, long floor) {
+        state.putTaskEntry(WATERMARKS, WatermarkTracker.raised(state.taskEntry(WATERMARKS), floor));
+    }
 
     /**
      * @param firstEpoch the epoch this task writes to first: the id of the next checkpoint its
