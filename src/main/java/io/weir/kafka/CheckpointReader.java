@@ -207,8 +207,8 @@ public final class CheckpointReader implements AutoCloseable {
             if (closed) {
                 throw new IOException("the reader of " + topic + " is closed"); // close() missed this one
             }
-            List<PartitionInfo> infos = consumer.partitionsFor(topic, timeout);
-            if (infos == null || infos.isEmpty()) {
+            List<PartitionInfo> infos = KafkaClients.partitionsOf(consumer, topic, timeout);
+            if (infos.isEmpty()) {
                 throw new IOException("checkpoint topic " + topic + " does not exist");
             }
             parts = infos.stream()

@@ -1,18 +1,23 @@
 package io.weir.kafka;
 
 import io.weir.logging.Secrets;
+import java.io.InterruptedIOException;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -247,6 +252,34 @@ public final class KafkaClients {
                     e);
         }
     }
+
+    /**
+     * The partitions of {@code topic} as {@code consumer} sees them, asking again while it sees none
+     * until {@code timeout}: a topic created a moment ago (by this instance's own start, on an empty
+     * cluster) is unknown to the broker's metadata for a few milliseconds after its creation
+     * returned, and the consumer answers that with an empty list. Empty when the topic did not
+     * appear in time.
+     */
+    static List<PartitionInfo> partitionsOf(Consumer<?, ?> consumer, String topic, Duration timeout)
+            throws InterruptedIOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            long left = Math.max(0, deadline - System.nanoTime());
+            List<PartitionInfo> infos = consumer.partitionsFor(topic, Duration.ofNanos(left));
+            if ((infos != null && !infos.isEmpty()) || left == 0) {
+                return infos == null ? List.of() : infos;
+            }
+            try {
+                Thread.sleep(Math.min(PARTITIONS_RETRY_MS, TimeUnit.NANOSECONDS.toMillis(left) + 1));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while waiting for topic " + topic);
+            }
+        }
+    }
+
+    /** How often {@link #partitionsOf} asks again for a topic it does not see yet. */
+    static final int PARTITIONS_RETRY_MS = 100;
 
     private Map<String, Object> base(Map<String, String> specific) {
         Map<String, Object> p = new HashMap<>(common);

@@ -37,8 +37,8 @@ final class SnapshotTopicScan {
     }
 
     List<StoredFile> files(Predicate<String> names) throws IOException {
-        List<PartitionInfo> infos = consumer.partitionsFor(topic, TIMEOUT);
-        if (infos == null || infos.isEmpty()) {
+        List<PartitionInfo> infos = KafkaClients.partitionsOf(consumer, topic, TIMEOUT);
+        if (infos.isEmpty()) {
             throw new IOException("snapshot topic " + topic + " does not exist");
         }
         List<TopicPartition> parts = infos.stream()

@@ -5,7 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.common.PartitionInfo;
 import org.junit.jupiter.api.Test;
 
 class KafkaClientsTest {
@@ -97,6 +102,40 @@ class KafkaClientsTest {
                     jmx.queryNames(new javax.management.ObjectName("kafka.admin.client:client-id=jmx-on,*"), null)
                             .isEmpty(),
                     "metric.reporters in kafka.properties was not honoured");
+        }
+    }
+    /** A consumer that sees no partitions of a topic for its first {@code unseen} asks. */
+    private static MockConsumer<byte[], byte[]> seesTopicAfter(int unseen, String topic, AtomicInteger asks) {
+        return new MockConsumer<>("earliest") {
+            @Override
+            public synchronized List<PartitionInfo> partitionsFor(String t, Duration timeout) {
+                return asks.incrementAndGet() <= unseen
+                        ? List.of()
+                        : List.of(new PartitionInfo(topic, 0, null, null, null));
+            }
+        };
+    }
+
+    @Test
+    void aTopicCreatedAMomentAgoIsAskedForAgainUntilTheConsumerSeesIt() throws Exception {
+        // On an empty cluster the instance creates its checkpoint topic and reads it at once: the
+        // broker's metadata answered "unknown" for a moment, and the first start failed with "the
+        // checkpoint topic does not exist".
+        AtomicInteger asks = new AtomicInteger();
+        try (var consumer = seesTopicAfter(3, "t", asks)) {
+            List<PartitionInfo> found = KafkaClients.partitionsOf(consumer, "t", Duration.ofSeconds(30));
+            assertEquals(1, found.size());
+            assertEquals(4, asks.get());
+        }
+    }
+
+    @Test
+    void aTopicThatDoesNotAppearInTimeGivesNoPartitions() throws Exception {
+        AtomicInteger asks = new AtomicInteger();
+        try (var consumer = seesTopicAfter(Integer.MAX_VALUE, "t", asks)) {
+            assertTrue(KafkaClients.partitionsOf(consumer, "t", Duration.ofMillis(300))
+                    .isEmpty());
+            assertTrue(asks.get() >= 2, "asked " + asks.get() + " times");
         }
     }
 }
