@@ -404,10 +404,19 @@ public final class Rescaler {
         return positions;
     }
 
+    /**
+     * The rescale's transactional id: shaped like an instance's ({@code <app>-<owner>-<slot>}), so
+     * that a transaction a rescale left open (it died in its commit) is the job's to the next
+     * rescale, which aborts it, and to the instances, which abort it as a departed member's.
+     */
+    static String transactionalId(String application) {
+        return application + "-rescale-0";
+    }
+
     /** The checkpoints, the counts and the group's offsets, in one transaction. */
     private void commit(long id, List<TaskCheckpoint> checkpoints, Map<String, Integer> counts) throws IOException {
         try (KafkaProducer<byte[], byte[]> producer = clients.transactionalProducer(
-                settings.application() + "-rescale-0",
+                transactionalId(settings.application()),
                 settings.transactionTimeout().toMillis())) {
             producer.initTransactions();
             producer.beginTransaction();

@@ -256,9 +256,9 @@ public final class KafkaClients {
     /**
      * The partitions of {@code topic} as {@code consumer} sees them, asking again while it sees none
      * until {@code timeout}: a topic created a moment ago (by this instance's own start, on an empty
-     * cluster) is unknown to the broker's metadata for a few milliseconds after its creation
-     * returned, and the consumer answers that with an empty list. Empty when the topic did not
-     * appear in time.
+     * cluster) can be unknown to the broker's metadata for a moment after its creation returned,
+     * and the consumer answers that with an empty list. Empty when the topic did not appear in
+     * time.
      */
     static List<PartitionInfo> partitionsOf(Consumer<?, ?> consumer, String topic, Duration timeout)
             throws InterruptedIOException {
