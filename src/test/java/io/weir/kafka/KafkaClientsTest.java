@@ -104,6 +104,7 @@ class KafkaClientsTest {
                     "metric.reporters in kafka.properties was not honoured");
         }
     }
+
     /** A consumer that sees no partitions of a topic for its first {@code unseen} asks. */
     private static MockConsumer<byte[], byte[]> seesTopicAfter(int unseen, String topic, AtomicInteger asks) {
         return new MockConsumer<>("earliest") {
