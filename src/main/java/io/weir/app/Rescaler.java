@@ -77,6 +77,8 @@ public final class Rescaler {
     private final InstanceSettings settings;
     private final KafkaClients clients;
     private final Consumer<String> out;
+    /** Runs between the split and the second look for unprocessed records (tests write there). */
+    private final Runnable afterSplit;
 
     /** A rescale that must not be done; nothing was committed. */
     public static final class Refused extends Exception {
@@ -87,9 +89,14 @@ public final class Rescaler {
 
     /** {@code out} receives one line per step, for the command's output. */
     public Rescaler(InstanceSettings settings, KafkaClients clients, Consumer<String> out) {
+        this(settings, clients, out, () -> {});
+    }
+
+    Rescaler(InstanceSettings settings, KafkaClients clients, Consumer<String> out, Runnable afterSplit) {
         this.settings = settings;
         this.clients = clients;
         this.out = out;
+        this.afterSplit = afterSplit;
     }
 
     /** The plan of one stage: its tasks go from {@code before} to {@code after}. */
@@ -149,6 +156,7 @@ public final class Rescaler {
                 Map<String, Integer> counts = new TreeMap<>(recorded);
                 counts.putAll(current);
                 List<TaskCheckpoint> split = split(plans, id);
+                afterSplit.run();
                 for (StagePlan plan : plans) {
                     requireProcessed(plan); // again: a producer may have written under the old count meanwhile
                 }

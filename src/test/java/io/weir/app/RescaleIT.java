@@ -15,6 +15,7 @@ import io.weir.kafka.Topics;
 import io.weir.tools.OrderGenerator;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -388,6 +389,36 @@ class RescaleIT {
                         && refused.err().contains("written before partitions were added"),
                 refused.err());
         assertEquals(checkpointsBefore, end(job.checkpoints()));
+        refusedAtStart(config); // the counts the checkpoints were taken with still stand
+    }
+
+    @Test
+    void recordsWrittenUnderTheOldCountWhileTheStateIsSplitRefuseTheCommit() throws Exception {
+        // The first look found nothing unprocessed; a producer that did not know of the new
+        // partitions yet wrote meanwhile: the look before the commit must find it.
+        TotalsJob job = ranOnTwoPartitions("rescale-meanwhile", 500);
+        addPartitions(job, 3);
+        long checkpointsBefore = end(job.checkpoints());
+        String elsewhere = java.util.stream.IntStream.range(0, 1000)
+                .mapToObj(i -> "late-" + i)
+                .filter(k -> Rescaler.partition(k.getBytes(StandardCharsets.UTF_8), 3) != 0)
+                .findFirst()
+                .orElseThrow();
+        WeirConfig config = config(job);
+        List<String> out = new ArrayList<>();
+        Rescaler rescaler = new Rescaler(Jobs.settings(config), Jobs.clients(config), out::add, () -> {
+            try {
+                produceFresh(List.of(new org.apache.kafka.clients.producer.ProducerRecord<>(
+                        job.orders(), 0, elsewhere, "{\"user\":\"" + elsewhere + "\",\"amount\":1}")));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+
+        Rescaler.Refused refused = assertThrows(Rescaler.Refused.class, () -> rescaler.rescale(false));
+
+        assertTrue(refused.getMessage().contains("written before partitions were added"), refused.getMessage());
+        assertEquals(checkpointsBefore, end(job.checkpoints()), "nothing committed");
         refusedAtStart(config); // the counts the checkpoints were taken with still stand
     }
 
