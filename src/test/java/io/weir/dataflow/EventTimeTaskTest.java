@@ -56,6 +56,16 @@ class EventTimeTaskTest {
         return new Record("u1".getBytes(StandardCharsets.UTF_8), "{}".getBytes(StandardCharsets.UTF_8), ts, offset);
     }
 
+    /** A task over {@code store} reads events at 500 and {@code then}, then takes checkpoint 1. */
+    private void tookCheckpointOne(MemoryStateStore store, long then) throws Exception {
+        Channel in = new Channel(0, "in-0", 1_000);
+        Task first = task(store, List.of(in), 0, 1);
+        in.put(record(0, 500));
+        in.put(record(1, then));
+        in.put(new Barrier(1));
+        first.run(100);
+    }
+
     private long count(String topic) {
         return outputs.log().stream().filter(e -> topic.equals(e.topic())).count();
     }
@@ -63,12 +73,7 @@ class EventTimeTaskTest {
     @Test
     void aRestartedTaskKeepsItsWatermarkSoAClosedWindowIsNeverSentTwice() throws Exception {
         MemoryStateStore store = new MemoryStateStore("w-0");
-        Channel in = new Channel(0, "in-0", 1_000);
-        Task first = task(store, List.of(in), 0, 1);
-        in.put(record(0, 500));
-        in.put(record(1, 1_200)); // watermark 1100: window [0, 1000) closes
-        in.put(new Barrier(1));
-        first.run(100);
+        tookCheckpointOne(store, 1_200); // watermark 1100: window [0, 1000) closes
         assertEquals(1, count("out"));
         assertEquals(1, acks.ids().size(), "checkpoint 1 taken");
 
@@ -109,12 +114,7 @@ class EventTimeTaskTest {
     @Test
     void aRaisedWatermarkNeverLowersTheTasksOwnAndMakesItsEarlierRecordsLate() throws Exception {
         MemoryStateStore store = new MemoryStateStore("w-0");
-        Channel in = new Channel(0, "in-0", 1_000);
-        Task first = task(store, List.of(in), 0, 1);
-        in.put(record(0, 500));
-        in.put(record(1, 1_300)); // watermark 1200
-        in.put(new Barrier(1));
-        first.run(100);
+        tookCheckpointOne(store, 1_300); // watermark 1200
         assertEquals(1_200, Task.recordedWatermark(new KeyedState(store)));
         Task.raiseWatermark(new KeyedState(store), 1_000); // lower: no change
         assertEquals(1_200, Task.recordedWatermark(new KeyedState(store)));
