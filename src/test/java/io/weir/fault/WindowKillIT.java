@@ -2,12 +2,15 @@ package io.weir.fault;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.weir.fixtures.KafkaFixture;
 import io.weir.fixtures.WeirProcess;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,6 +23,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -60,6 +65,162 @@ class WindowKillIT {
         String app = KafkaFixture.uniqueTopic("kill-windows");
         String events = KafkaFixture.createTopic(app + "-events", PARTITIONS);
         String out = KafkaFixture.createTopic(app + "-out", PARTITIONS);
+        PerMinute input = perMinuteEvents(events, random);
+        runWithKills(
+                app,
+                "user-counts-per-minute.yaml",
+                List.of("pipeline.0.source.topic=" + events, "pipeline.2.sink.topic=" + out),
+                out,
+                input.closed().size(),
+                random,
+                seed);
+        verifyPerMinute(app, out, input, seed);
+    }
+
+    /**
+     * Two instances share the per-minute job while its partitions move between them with their open
+     * windows, timers and watermarks: one is killed -9 and stays down until the group gives its
+     * partitions to the other (restored there from the snapshots in Kafka, not from local files),
+     * then comes back and takes its share again (a join), then the other stops with SIGTERM (a leave).
+     * A window's state or watermark lost in a move would make a result missing, short or sent twice.
+     */
+    @Test
+    @Timeout(value = 6, unit = TimeUnit.MINUTES)
+    void per_minute_counts_are_exact_and_sent_once_while_partitions_move_between_instances() throws Exception {
+        long seed = System.nanoTime();
+        Random random = new Random(seed);
+        String app = KafkaFixture.uniqueTopic("move-windows");
+        String events = KafkaFixture.createTopic(app + "-events", PARTITIONS);
+        String out = KafkaFixture.createTopic(app + "-out", PARTITIONS);
+        PerMinute input = perMinuteEvents(events, random);
+        long expected = input.closed().size();
+        System.out.printf("%s: seed %d, %d windows to close%n", app, seed, expected);
+        List<String> overrides = new ArrayList<>(List.of(
+                "kafka.bootstrap=" + KafkaFixture.bootstrap(),
+                "application=" + app,
+                "pipeline.0.source.topic=" + events,
+                "pipeline.2.sink.topic=" + out,
+                "processing.checkpoint.interval=500ms",
+                // A killed member leaves the group after 6 s, not the default 45 s.
+                "kafka.consumer.session.timeout.ms=6000",
+                "processing.state.dir=" + Path.of("target", "fault-state", app).toAbsolutePath()));
+        Path example = Path.of("config", "examples", "user-counts-per-minute.yaml");
+        try (WeirProcess a = WeirProcess.run(app + "-a", example, with(overrides, "instance-id=" + app + "-a"));
+                WeirProcess b = WeirProcess.run(app + "-b", example, with(overrides, "instance-id=" + app + "-b"))) {
+            a.start();
+            b.start();
+            awaitRunning(a, events, 0, List.of());
+            awaitRunning(b, events, 0, List.of());
+            awaitResults(out, app, expected / 5, a, b);
+
+            List<String> aHeld = heldBy(a, events);
+            assertFalse(aHeld.isEmpty(), "a runs partitions: " + a.tail(20));
+            int bLines = logLines(b);
+            a.kill();
+            awaitRunning(b, events, bLines, aHeld); // restored from the snapshots in Kafka
+            awaitResults(out, app, expected * 2 / 5, b);
+
+            a.start();
+            awaitRunning(a, events, 0, List.of()); // a join: b gives partitions back
+            awaitResults(out, app, expected * 3 / 5, a, b);
+
+            List<String> bHeld = heldBy(b, events);
+            int aLines = logLines(a);
+            b.stop();
+            awaitRunning(a, events, aLines, bHeld); // a leave: a takes b's partitions over
+            try {
+                await(app + " commits all " + expected + " results")
+                        .atMost(Duration.ofSeconds(90))
+                        .pollInterval(Duration.ofSeconds(1))
+                        .until(() -> {
+                            a.assertAlive();
+                            return KafkaFixture.readAllCommitted(out).size() >= expected;
+                        });
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                System.out.printf("%s: %s%n", app, e.getMessage()); // the verifier says what is missing
+            }
+            a.stop();
+        }
+        verifyPerMinute(app, out, input, seed);
+    }
+
+    private static List<String> with(List<String> overrides, String more) {
+        List<String> all = new ArrayList<>(overrides);
+        all.add(more);
+        return all;
+    }
+
+    private static int logLines(WeirProcess p) throws Exception {
+        return Files.readAllLines(p.log(), StandardCharsets.UTF_8).size();
+    }
+
+    /**
+     * Waits until a line of {@code p}'s latest log after its first {@code afterLine} says it runs one
+     * of {@code partitions} (any partition when empty).
+     */
+    private static void awaitRunning(WeirProcess p, String topic, int afterLine, List<String> partitions) {
+        await(p.log().getFileName() + " runs " + (partitions.isEmpty() ? "partitions" : "one of " + partitions))
+                .atMost(Duration.ofMinutes(2))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> {
+                    p.assertAlive();
+                    List<String> lines = Files.readAllLines(p.log(), StandardCharsets.UTF_8);
+                    for (String line : lines.subList(Math.min(afterLine, lines.size()), lines.size())) {
+                        if (line.contains(" partitions from {")
+                                && (partitions.isEmpty()
+                                        || partitionsOf(topic, line).stream().anyMatch(partitions::contains))) {
+                            return true;
+                        }
+                    }
+                    return false;
+                });
+    }
+
+    /** The partitions of {@code topic} assigned to {@code p} now, as its latest log tells. */
+    private static List<String> heldBy(WeirProcess p, String topic) throws Exception {
+        List<String> held = new ArrayList<>();
+        for (String line : Files.readAllLines(p.log(), StandardCharsets.UTF_8)) {
+            int now = line.indexOf("(now [");
+            if (line.contains("partitions assigned: ") && now >= 0) {
+                held = partitionsOf(topic, line.substring(now));
+            } else if (line.contains("partitions revoked: ") || line.contains("partitions lost: ")) {
+                held.removeAll(partitionsOf(topic, line));
+            }
+        }
+        return held;
+    }
+
+    /** The names {@code topic-N} in {@code text}. */
+    private static List<String> partitionsOf(String topic, String text) {
+        List<String> names = new ArrayList<>();
+        Matcher m = Pattern.compile(Pattern.quote(topic) + "-[0-9]+").matcher(text);
+        while (m.find()) {
+            names.add(m.group());
+        }
+        return names;
+    }
+
+    private static void awaitResults(String out, String app, long results, WeirProcess... running) {
+        await(app + " commits " + results + " results")
+                .atMost(Duration.ofMinutes(2))
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> {
+                    for (WeirProcess p : running) {
+                        p.assertAlive();
+                    }
+                    return KafkaFixture.endOffsets(out, IsolationLevel.READ_COMMITTED) >= results;
+                });
+    }
+
+    /** The per-minute job's input, written, and what its output must hold. */
+    private record PerMinute(Map<String, long[]> closed, int late) {}
+
+    /**
+     * Writes 300,000 events of 200 users, ten ms apart in event time and up to 4 s out of order, a
+     * few of them five minutes late; returns the windows the final watermark closes ("user@start" →
+     * {count, sum}) and the number of late events.
+     */
+    private static PerMinute perMinuteEvents(String events, Random random) {
         int count = 300_000;
         int users = 200;
         long bound = 5_000;
@@ -108,15 +269,11 @@ class WindowKillIT {
                 }
             }
         }
-        runWithKills(
-                app,
-                "user-counts-per-minute.yaml",
-                List.of("pipeline.0.source.topic=" + events, "pipeline.2.sink.topic=" + out),
-                out,
-                closed.size(),
-                random,
-                seed);
+        return new PerMinute(closed, late);
+    }
 
+    /** The per-minute job's committed output and dead letters against {@code input}. */
+    private static void verifyPerMinute(String app, String out, PerMinute input, long seed) throws Exception {
         Map<String, List<JsonNode>> results = new TreeMap<>();
         for (ConsumerRecord<String, String> r : KafkaFixture.readAllCommitted(out)) {
             JsonNode v = JSON.readTree(r.value());
@@ -126,12 +283,12 @@ class WindowKillIT {
                             v.get("user").asText() + "@" + v.get("windowStart").asLong(), k -> new ArrayList<>())
                     .add(v);
         }
-        verify(closed, results, seed);
+        verify(input.closed(), results, seed);
         long deadLate = KafkaFixture.readAllCommitted(app + "-dlq").stream()
                 .filter(r -> "late"
                         .equals(new String(r.headers().lastHeader("weir.error").value())))
                 .count();
-        assertEquals(late, deadLate, "seed " + seed + ": late records in the dead-letter topic, each once");
+        assertEquals(input.late(), deadLate, "seed " + seed + ": late records in the dead-letter topic, each once");
     }
 
     @Test
