@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Exactly-once under instance churn, against a broker in a process of its own (as in production and
+# in the container test, unlike the test suite's in-process broker): one of three example jobs runs
+# as several `weir run` processes while orders arrive; every few seconds one instance is killed -9
+# (or, one time in three, stopped with SIGTERM) and restarted, at once or after --down seconds
+# (past the session timeout, 10 s here, its partitions move to the others, and back when it returns).
+# Once the group has committed the end of the input, io.weir.bench.ChurnCheck checks the
+# read_committed output against the input. A check, not a benchmark: exits 1 when the output is wrong.
+#
+#   bench/run-churn.sh                                   # windows (user-counts-per-minute), 3 instances, 6 events
+#   bench/run-churn.sh --job buckets --down 15           # the two-stage bucket-totals job; moves between instances
+#   bench/run-churn.sh --job dedupe --orders 200000 --rate 4000
+#
+# Options: --job windows|dedupe|buckets, --orders N (120000), --rate N per second (2500), --users N
+# (500), --partitions N (6), --instances N (3), --events N (churn events, 6), --down S (seconds a
+# stopped instance stays down, on every other event; 2), --port P (the broker's, 29092; the
+# controller's is P+1). MVN_FLAGS=-o builds offline. Logs in target/churn/<job>-<time>/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+job=windows orders=120000 rate=2500 users=500 partitions=6 instances=3 events=6 down=2 port=29092
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --job) job=$2 ;; --orders) orders=$2 ;; --rate) rate=$2 ;; --users) users=$2 ;;
+    --partitions) partitions=$2 ;; --instances) instances=$2 ;; --events) events=$2 ;;
+    --down) down=$2 ;; --port) port=$2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+  shift 2
+done
+case "$job" in
+  windows) example=user-counts-per-minute input=events output=user-counts-per-minute duplicates=0 ;;
+  dedupe) example=dedupe-orders input=orders output=orders-unique duplicates=7 ;;
+  buckets) example=bucket-totals input=orders output=bucket-totals duplicates=0 ;;
+  *) echo "--job is windows, dedupe or buckets, was $job" >&2; exit 2 ;;
+esac
+
+mvn -q ${MVN_FLAGS:-} package -DskipTests
+jar=$PWD/target/weir-dev.jar
+rm -rf target/churn-classes
+javac -d target/churn-classes -cp "$jar" bench/src/io/weir/bench/ChurnCheck.java
+check() { java -cp "target/churn-classes:$jar" io.weir.bench.ChurnCheck "$@"; }
+
+dir=$PWD/target/churn/$job-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$dir"
+bootstrap=localhost:$port
+declare -A pids
+broker=
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  [ -n "$broker" ] && kill "$broker" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+KAFKA_PORT=$port KAFKA_CONTROLLER_PORT=$((port + 1)) KAFKA_CONF=$dir/kafka.properties \
+  KAFKA_LOG_DIRS=$dir/kafka-logs WEIR_DEV_JAR=$jar sh .ci/kafka/start-kafka > "$dir/broker.log" 2>&1 &
+broker=$!
+for _ in $(seq 120); do (echo > "/dev/tcp/localhost/$port") 2>/dev/null && break; sleep 0.5; done
+
+check produce "$bootstrap" "$input" "$orders" "$rate" "$users" "$partitions" "$duplicates" > "$dir/produce.log" 2>&1 &
+producer=$!
+start() {
+  java -Xmx400m -XX:+UseSerialGC -jar "$jar" run --config "config/examples/$example.yaml" \
+    --set kafka.bootstrap="$bootstrap" --set instance-id="i$1" --set http.port=$((port + 10 + $1)) \
+    --set processing.state.dir="$dir/state" --set kafka.consumer.session.timeout.ms=10000 \
+    >> "$dir/i$1.log" 2>&1 &
+  pids[$1]=$!
+}
+for i in $(seq "$instances"); do start "$i"; done
+for e in $(seq "$events"); do
+  sleep $((5 + RANDOM % 6))
+  i=$((1 + RANDOM % instances))
+  if [ $((RANDOM % 3)) = 0 ]; then how=SIGTERM; kill "${pids[$i]}"; else how="kill -9"; kill -9 "${pids[$i]}"; fi
+  wait "${pids[$i]}" 2>/dev/null || true
+  pause=0
+  [ $((RANDOM % 2)) = 0 ] && pause=$down
+  echo "$(date +%T) $how i$i, restarted after ${pause} s" | tee -a "$dir/events.log"
+  sleep "$pause"
+  start "$i"
+done
+wait "$producer"
+echo "$(date +%T) input written ($(tail -1 "$dir/produce.log"))"
+status=0
+check verify "$job" "$bootstrap" "$input" "$output" "$example" 2>&1 | grep -v ' DEBUG ' | tee "$dir/verify.log" || status=$?
+echo "logs in $dir"
+exit $status

@@ -1,0 +1,265 @@
+package io.weir.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+
+/**
+ * The input and the verdict of {@code bench/run-churn.sh}: writes orders for one of three example
+ * jobs at a steady rate, and once the job's group has committed the end of its input, checks the
+ * read_committed output against the input. Not a benchmark: it exits 1 when the output is wrong.
+ *
+ * <pre>
+ * produce BOOTSTRAP TOPIC COUNT PER_SECOND USERS PARTITIONS DUPLICATE_EVERY
+ * verify windows|dedupe|buckets BOOTSTRAP INPUT OUTPUT GROUP
+ * </pre>
+ *
+ * <p>Orders are {@code {"user","amount","ts","seq"}}, keyed by user: {@code ts} ten ms apart from
+ * twenty minutes ago (in order: no order is late), {@code seq} unique per order; with {@code
+ * DUPLICATE_EVERY} n > 0 every n-th order is written twice.
+ */
+public final class ChurnCheck {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private ChurnCheck() {}
+
+    public static void main(String[] args) throws Exception {
+        boolean ok = switch (args[0]) {
+            case "produce" -> produce(
+                    args[1],
+                    args[2],
+                    Integer.parseInt(args[3]),
+                    Integer.parseInt(args[4]),
+                    Integer.parseInt(args[5]),
+                    Integer.parseInt(args[6]),
+                    Integer.parseInt(args[7]));
+            case "verify" -> {
+                waitCaughtUp(args[2], args[3], args[5]);
+                yield switch (args[1]) {
+                    case "windows" -> verifyWindows(args[2], args[3], args[4]);
+                    case "dedupe" -> verifyDedupe(args[2], args[3], args[4]);
+                    case "buckets" -> verifyBuckets(args[2], args[3], args[4]);
+                    default -> throw new IllegalArgumentException("no verifier for " + args[1]);
+                };
+            }
+            default -> throw new IllegalArgumentException("produce or verify, was " + args[0]);
+        };
+        if (args[0].equals("verify")) {
+            System.out.println(ok ? "VERIFIED" : "FAILED");
+        }
+        System.exit(ok ? 0 : 1);
+    }
+
+    private static boolean produce(
+            String bootstrap, String topic, int count, int perSecond, int users, int partitions, int duplicateEvery)
+            throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+            admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
+        } catch (ExecutionException e) {
+            if (!(e.getCause() instanceof TopicExistsException)) {
+                throw e;
+            }
+        }
+        Properties config = new Properties();
+        config.put("bootstrap.servers", bootstrap);
+        config.put("linger.ms", "5");
+        Random random = new Random(7);
+        // Results carry their window's time: twenty minutes ago is well inside the default retention.
+        long t0 = System.currentTimeMillis() - 1_200_000L;
+        Map<String, Integer> seq = new HashMap<>();
+        try (KafkaProducer<String, String> producer =
+                new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
+            long start = System.nanoTime();
+            for (int i = 0; i < count; i++) {
+                String user = "u" + random.nextInt(users);
+                int n = seq.merge(user, 1, Integer::sum);
+                String value = "{\"user\":\"" + user + "\",\"amount\":" + (1 + random.nextInt(100)) + ",\"ts\":"
+                        + (t0 + i * 10L) + ",\"seq\":\"" + user + "-" + n + "\"}";
+                producer.send(new ProducerRecord<>(topic, user, value));
+                if (duplicateEvery > 0 && i % duplicateEvery == 0) {
+                    producer.send(new ProducerRecord<>(topic, user, value));
+                }
+                long ahead = start + (long) (i * 1e9 / perSecond) - System.nanoTime();
+                if (ahead > 1_000_000) {
+                    Thread.sleep(ahead / 1_000_000);
+                }
+            }
+        }
+        System.out.printf("produced %,d orders to %s%n", count, topic);
+        return true;
+    }
+
+    /** Waits (up to 5 minutes) until {@code group} has committed the end of every partition of {@code input}. */
+    private static void waitCaughtUp(String bootstrap, String input, String group) throws Exception {
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
+            long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+            int partitions =
+                    admin.describeTopics(List.of(input)).allTopicNames().get().get(input).partitions().size();
+            Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+            for (int p = 0; p < partitions; p++) {
+                latest.put(new TopicPartition(input, p), OffsetSpec.latest());
+            }
+            while (true) {
+                Map<TopicPartition, OffsetAndMetadata> committed =
+                        admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+                var ends = admin.listOffsets(latest).all().get();
+                if (ends.entrySet().stream().allMatch(e -> committed.get(e.getKey()) != null
+                        && committed.get(e.getKey()).offset() >= e.getValue().offset())) {
+                    return;
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(group + " did not commit the end of " + input + ": " + committed);
+                }
+                Thread.sleep(1000);
+            }
+        }
+    }
+
+    private static List<ConsumerRecord<String, String>> readCommitted(String bootstrap, String topic) {
+        Properties config = new Properties();
+        config.put("bootstrap.servers", bootstrap);
+        config.put("isolation.level", "read_committed");
+        config.put("enable.auto.commit", "false");
+        List<ConsumerRecord<String, String>> all = new ArrayList<>();
+        try (KafkaConsumer<String, String> consumer =
+                new KafkaConsumer<>(config, new StringDeserializer(), new StringDeserializer())) {
+            List<TopicPartition> partitions = consumer.partitionsFor(topic).stream()
+                    .map(p -> new TopicPartition(topic, p.partition()))
+                    .toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions);
+            while (partitions.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                consumer.poll(Duration.ofMillis(500)).forEach(all::add);
+            }
+        }
+        return all;
+    }
+
+    /**
+     * user-counts-per-minute: exactly one result with the right count and sum for every user and
+     * minute the final watermark of its partition (highest ts less 5 s) closed, nothing else.
+     */
+    private static boolean verifyWindows(String bootstrap, String input, String output) throws Exception {
+        Map<Integer, Long> maxTs = new HashMap<>();
+        Map<String, Integer> partitionOf = new HashMap<>();
+        Map<String, long[]> expected = new HashMap<>(); // "user@start" -> {count, sum}
+        for (ConsumerRecord<String, String> r : readCommitted(bootstrap, input)) {
+            JsonNode v = JSON.readTree(r.value());
+            long ts = v.get("ts").asLong();
+            maxTs.merge(r.partition(), ts, Math::max);
+            partitionOf.put(r.key(), r.partition());
+            long[] e = expected.computeIfAbsent(r.key() + "@" + (ts - Math.floorMod(ts, 60_000L)), k -> new long[2]);
+            e[0]++;
+            e[1] += v.get("amount").asLong();
+        }
+        Map<String, Integer> seen = new HashMap<>();
+        int wrong = 0;
+        for (ConsumerRecord<String, String> r : readCommitted(bootstrap, output)) {
+            JsonNode v = JSON.readTree(r.value());
+            String window = v.get("user").asText() + "@" + v.get("windowStart").asLong();
+            seen.merge(window, 1, Integer::sum);
+            long[] e = expected.get(window);
+            if (e == null || e[0] != v.get("count").asLong() || e[1] != v.get("sum").asLong()) {
+                if (wrong++ < 10) {
+                    System.out.println("wrong: " + r.value() + ", expected " + (e == null ? "none" : e[0] + " / " + e[1]));
+                }
+            }
+        }
+        int closed = 0;
+        int missing = 0;
+        for (String window : expected.keySet()) {
+            String user = window.substring(0, window.indexOf('@'));
+            long start = Long.parseLong(window.substring(window.indexOf('@') + 1));
+            if (start + 60_000 <= maxTs.get(partitionOf.get(user)) - 5_000) {
+                closed++;
+                if (!seen.containsKey(window) && missing++ < 10) {
+                    System.out.println("missing: " + window);
+                }
+            }
+        }
+        long twice = seen.values().stream().filter(n -> n > 1).count();
+        System.out.printf(
+                "%,d results, %,d closed windows: %d wrong, %d missing, %d sent more than once%n",
+                seen.values().stream().mapToInt(Integer::intValue).sum(), closed, wrong, missing, twice);
+        return wrong == 0 && missing == 0 && twice == 0;
+    }
+
+    /** dedupe-orders: every distinct order (by seq) exactly once. */
+    private static boolean verifyDedupe(String bootstrap, String input, String output) throws Exception {
+        Set<String> orders = new HashSet<>();
+        for (ConsumerRecord<String, String> r : readCommitted(bootstrap, input)) {
+            orders.add(JSON.readTree(r.value()).get("seq").asText());
+        }
+        Map<String, Integer> sent = new HashMap<>();
+        for (ConsumerRecord<String, String> r : readCommitted(bootstrap, output)) {
+            sent.merge(JSON.readTree(r.value()).get("seq").asText(), 1, Integer::sum);
+        }
+        long twice = sent.values().stream().filter(n -> n > 1).count();
+        long missing = orders.stream().filter(s -> !sent.containsKey(s)).count();
+        long unknown = sent.keySet().stream().filter(s -> !orders.contains(s)).count();
+        System.out.printf(
+                "%,d distinct orders: %d missing, %d sent more than once, %d unknown%n",
+                orders.size(), missing, twice, unknown);
+        return twice == 0 && missing == 0 && unknown == 0;
+    }
+
+    /** bucket-totals: per bucket (amount % 10) the counts 1, 2, … n each once and the last sum the bucket's. */
+    private static boolean verifyBuckets(String bootstrap, String input, String output) throws Exception {
+        Map<String, long[]> expected = new TreeMap<>(); // bucket -> {count, sum}
+        for (ConsumerRecord<String, String> r : readCommitted(bootstrap, input)) {
+            long amount = JSON.readTree(r.value()).get("amount").asLong();
+            long[] e = expected.computeIfAbsent(Long.toString(amount % 10), k -> new long[2]);
+            e[0]++;
+            e[1] += amount;
+        }
+        Map<String, Map<Long, Integer>> counts = new HashMap<>();
+        Map<String, Long> lastSum = new HashMap<>();
+        for (ConsumerRecord<String, String> r : readCommitted(bootstrap, output)) {
+            JsonNode v = JSON.readTree(r.value());
+            String bucket = v.get("bucket").asText();
+            long count = v.get("count").asLong();
+            counts.computeIfAbsent(bucket, k -> new HashMap<>()).merge(count, 1, Integer::sum);
+            if (count == expected.getOrDefault(bucket, new long[2])[0]) {
+                lastSum.put(bucket, v.get("sum").asLong());
+            }
+        }
+        boolean ok = counts.keySet().stream().allMatch(expected::containsKey);
+        for (Map.Entry<String, long[]> e : expected.entrySet()) {
+            Map<Long, Integer> got = counts.getOrDefault(e.getKey(), Map.of());
+            long n = e.getValue()[0];
+            boolean each = got.size() == n
+                    && got.keySet().stream().allMatch(c -> c >= 1 && c <= n)
+                    && got.values().stream().allMatch(times -> times == 1);
+            boolean sum = Objects.equals(lastSum.get(e.getKey()), e.getValue()[1]);
+            System.out.printf(
+                    "bucket %s: %,d orders, %,d distinct counts, last sum %s of %d%s%n",
+                    e.getKey(), n, got.size(), lastSum.get(e.getKey()), e.getValue()[1], each && sum ? "" : "  WRONG");
+            ok &= each && sum;
+        }
+        return ok;
+    }
+}
