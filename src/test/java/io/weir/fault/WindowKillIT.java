@@ -80,8 +80,9 @@ class WindowKillIT {
     /**
      * Two instances share the per-minute job while its partitions move between them with their open
      * windows, timers and watermarks: one is killed -9 and stays down until the group gives its
-     * partitions to the other (restored there from the snapshots in Kafka, not from local files),
-     * then comes back and takes its share again (a join), then the other stops with SIGTERM (a leave).
+     * partitions to the other (restored there from the killed one's last checkpoint, its files
+     * downloaded from Kafka unless an earlier assignment left them on the new owner's disk), then
+     * comes back and takes its share again (a join), then the other stops with SIGTERM (a leave).
      * A window's state or watermark lost in a move would make a result missing, short or sent twice.
      */
     @Test
@@ -117,7 +118,7 @@ class WindowKillIT {
             assertFalse(aHeld.isEmpty(), "a runs partitions: " + a.tail(20));
             int bLines = logLines(b);
             a.kill();
-            awaitRunning(b, events, bLines, aHeld); // restored from the snapshots in Kafka
+            awaitRunning(b, events, bLines, aHeld); // restored from a's last checkpoint
             awaitResults(out, app, expected * 2 / 5, b);
 
             a.start();
