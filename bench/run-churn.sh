@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Exactly-once under instance churn, against a broker in a process of its own (as in production and
-# in the container test, unlike the test suite's in-process broker): one of three example jobs runs
+# in the container test, unlike the test suite's in-process broker): one of four example jobs runs
 # as several `weir run` processes while orders arrive; every few seconds one instance is killed -9
 # (or, one time in three, stopped with SIGTERM) and restarted, at once or after --down seconds
 # (past the session timeout, 10 s here, its partitions move to the others, and back when it returns).
@@ -10,8 +10,9 @@
 #   bench/run-churn.sh                                   # windows (user-counts-per-minute), 3 instances, 6 events
 #   bench/run-churn.sh --job buckets --down 15           # the two-stage bucket-totals job; moves between instances
 #   bench/run-churn.sh --job dedupe --orders 200000 --rate 4000
+#   bench/run-churn.sh --job join --down 15            # order-payments: two co-partitioned inputs
 #
-# Options: --job windows|dedupe|buckets, --orders N (120000), --rate N per second (2500), --users N
+# Options: --job windows|dedupe|buckets|join, --orders N (120000), --rate N per second (2500), --users N
 # (500), --partitions N (6), --instances N (3), --events N (churn events, 6), --down S (seconds a
 # stopped instance stays down, on every other event; 2), --port P (the broker's, 29092; the
 # controller's is P+1). MVN_FLAGS=-o builds offline. Logs in target/churn/<job>-<time>/.
@@ -32,7 +33,8 @@ case "$job" in
   windows) example=user-counts-per-minute input=events output=user-counts-per-minute duplicates=0 ;;
   dedupe) example=dedupe-orders input=orders output=orders-unique duplicates=7 ;;
   buckets) example=bucket-totals input=orders output=bucket-totals duplicates=0 ;;
-  *) echo "--job is windows, dedupe or buckets, was $job" >&2; exit 2 ;;
+  join) example=order-payments input=orders output=orders-with-payments ;;
+  *) echo "--job is windows, dedupe, buckets or join, was $job" >&2; exit 2 ;;
 esac
 
 mvn -q ${MVN_FLAGS:-} package -DskipTests
@@ -57,7 +59,11 @@ KAFKA_PORT=$port KAFKA_CONTROLLER_PORT=$((port + 1)) KAFKA_CONF=$dir/kafka.prope
 broker=$!
 for _ in $(seq 120); do (echo > "/dev/tcp/localhost/$port") 2>/dev/null && break; sleep 0.5; done
 
-check produce "$bootstrap" "$input" "$orders" "$rate" "$users" "$partitions" "$duplicates" > "$dir/produce.log" 2>&1 &
+if [ "$job" = join ]; then
+  check produce-paid "$bootstrap" "$orders" "$rate" "$partitions" > "$dir/produce.log" 2>&1 &
+else
+  check produce "$bootstrap" "$input" "$orders" "$rate" "$users" "$partitions" "$duplicates" > "$dir/produce.log" 2>&1 &
+fi
 producer=$!
 start() {
   java -Xmx400m -XX:+UseSerialGC -jar "$jar" run --config "config/examples/$example.yaml" \

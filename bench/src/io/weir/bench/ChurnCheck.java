@@ -34,12 +34,16 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *
  * <pre>
  * produce BOOTSTRAP TOPIC COUNT PER_SECOND USERS PARTITIONS DUPLICATE_EVERY
- * verify windows|dedupe|buckets BOOTSTRAP INPUT OUTPUT GROUP
+ * produce-paid BOOTSTRAP COUNT PER_SECOND PARTITIONS
+ * verify windows|dedupe|buckets|join BOOTSTRAP INPUT OUTPUT GROUP
  * </pre>
  *
  * <p>Orders are {@code {"user","amount","ts","seq"}}, keyed by user: {@code ts} ten ms apart from
  * twenty minutes ago (in order: no order is late), {@code seq} unique per order; with {@code
- * DUPLICATE_EVERY} n > 0 every n-th order is written twice.
+ * DUPLICATE_EVERY} n > 0 every n-th order is written twice. {@code produce-paid} writes orders
+ * {@code {"order","amount","ts"}} keyed by order id to {@code orders} and, for four orders in five,
+ * a payment {@code {"order","paid","ts"}} up to 3 s later in event time to {@code payments}, right
+ * after its order (within the job's 5 s bound, so none is late).
  */
 public final class ChurnCheck {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -56,12 +60,15 @@ public final class ChurnCheck {
                     Integer.parseInt(args[5]),
                     Integer.parseInt(args[6]),
                     Integer.parseInt(args[7]));
+            case "produce-paid" -> producePaid(
+                    args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]), Integer.parseInt(args[4]));
             case "verify" -> {
                 waitCaughtUp(args[2], args[3], args[5]);
                 yield switch (args[1]) {
                     case "windows" -> verifyWindows(args[2], args[3], args[4]);
                     case "dedupe" -> verifyDedupe(args[2], args[3], args[4]);
                     case "buckets" -> verifyBuckets(args[2], args[3], args[4]);
+                    case "join" -> verifyJoin(args[2], args[3], args[4]);
                     default -> throw new IllegalArgumentException("no verifier for " + args[1]);
                 };
             }
@@ -73,9 +80,7 @@ public final class ChurnCheck {
         System.exit(ok ? 0 : 1);
     }
 
-    private static boolean produce(
-            String bootstrap, String topic, int count, int perSecond, int users, int partitions, int duplicateEvery)
-            throws Exception {
+    private static void createTopic(String bootstrap, String topic, int partitions) throws Exception {
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", bootstrap))) {
             admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all().get();
         } catch (ExecutionException e) {
@@ -83,15 +88,59 @@ public final class ChurnCheck {
                 throw e;
             }
         }
+    }
+
+    private static KafkaProducer<String, String> producer(String bootstrap) {
         Properties config = new Properties();
         config.put("bootstrap.servers", bootstrap);
         config.put("linger.ms", "5");
+        return new KafkaProducer<>(config, new StringSerializer(), new StringSerializer());
+    }
+
+    /** Sleeps until the {@code i}-th record is due at {@code perSecond} from {@code start}. */
+    private static void pace(long start, int i, int perSecond) throws InterruptedException {
+        long ahead = start + (long) (i * 1e9 / perSecond) - System.nanoTime();
+        if (ahead > 1_000_000) {
+            Thread.sleep(ahead / 1_000_000);
+        }
+    }
+
+    private static boolean producePaid(String bootstrap, int count, int perSecond, int partitions) throws Exception {
+        createTopic(bootstrap, "orders", partitions);
+        createTopic(bootstrap, "payments", partitions);
+        Random random = new Random(7);
+        long t0 = System.currentTimeMillis() - 1_200_000L;
+        try (KafkaProducer<String, String> producer = producer(bootstrap)) {
+            long start = System.nanoTime();
+            for (int i = 0; i < count; i++) {
+                String order = "o" + i;
+                long ts = t0 + i * 10L;
+                int amount = 1 + random.nextInt(100);
+                producer.send(new ProducerRecord<>(
+                        "orders", order, "{\"order\":\"" + order + "\",\"amount\":" + amount + ",\"ts\":" + ts + "}"));
+                if (random.nextInt(5) > 0) {
+                    producer.send(new ProducerRecord<>(
+                            "payments",
+                            order,
+                            "{\"order\":\"" + order + "\",\"paid\":" + amount + ",\"ts\":" + (ts + random.nextInt(3_000))
+                                    + "}"));
+                }
+                pace(start, i, perSecond);
+            }
+        }
+        System.out.printf("produced %,d orders and their payments%n", count);
+        return true;
+    }
+
+    private static boolean produce(
+            String bootstrap, String topic, int count, int perSecond, int users, int partitions, int duplicateEvery)
+            throws Exception {
+        createTopic(bootstrap, topic, partitions);
         Random random = new Random(7);
         // Results carry their window's time: twenty minutes ago is well inside the default retention.
         long t0 = System.currentTimeMillis() - 1_200_000L;
         Map<String, Integer> seq = new HashMap<>();
-        try (KafkaProducer<String, String> producer =
-                new KafkaProducer<>(config, new StringSerializer(), new StringSerializer())) {
+        try (KafkaProducer<String, String> producer = producer(bootstrap)) {
             long start = System.nanoTime();
             for (int i = 0; i < count; i++) {
                 String user = "u" + random.nextInt(users);
@@ -102,10 +151,7 @@ public final class ChurnCheck {
                 if (duplicateEvery > 0 && i % duplicateEvery == 0) {
                     producer.send(new ProducerRecord<>(topic, user, value));
                 }
-                long ahead = start + (long) (i * 1e9 / perSecond) - System.nanoTime();
-                if (ahead > 1_000_000) {
-                    Thread.sleep(ahead / 1_000_000);
-                }
+                pace(start, i, perSecond);
             }
         }
         System.out.printf("produced %,d orders to %s%n", count, topic);
@@ -261,5 +307,59 @@ public final class ChurnCheck {
             ok &= each && sum;
         }
         return ok;
+    }
+
+    /**
+     * order-payments (a left join within 10 minutes): every paid order once with its payment; every
+     * unpaid order at most once, with payment null, and surely once when its ten minutes ended a
+     * minute before its partition's last order.
+     */
+    private static boolean verifyJoin(String bootstrap, String input, String output) throws Exception {
+        Map<String, Long> ts = new HashMap<>();
+        Map<String, Integer> partitionOf = new HashMap<>();
+        Map<Integer, Long> maxTs = new HashMap<>();
+        for (ConsumerRecord<String, String> r : readCommitted(bootstrap, input)) {
+            long t = JSON.readTree(r.value()).get("ts").asLong();
+            ts.put(r.key(), t);
+            partitionOf.put(r.key(), r.partition());
+            maxTs.merge(r.partition(), t, Math::max);
+        }
+        Map<String, String> paid = new HashMap<>();
+        for (ConsumerRecord<String, String> r : readCommitted(bootstrap, "payments")) {
+            paid.put(r.key(), r.value());
+        }
+        Map<String, Integer> sent = new HashMap<>();
+        int wrong = 0;
+        for (ConsumerRecord<String, String> r : readCommitted(bootstrap, output)) {
+            JsonNode v = JSON.readTree(r.value());
+            String order = v.get("order").asText();
+            sent.merge(order, 1, Integer::sum);
+            JsonNode payment = v.get("payment");
+            String expected = paid.get(order);
+            boolean right = expected == null
+                    ? payment.isNull()
+                    : !payment.isNull() && JSON.readTree(expected).equals(payment);
+            if (!right && wrong++ < 10) {
+                System.out.println("wrong: " + r.value() + ", its payment " + expected);
+            }
+        }
+        int missing = 0;
+        int unpaidSent = 0;
+        for (Map.Entry<String, Long> o : ts.entrySet()) {
+            boolean due = paid.containsKey(o.getKey())
+                    || o.getValue() + 660_000 <= maxTs.get(partitionOf.get(o.getKey()));
+            if (!paid.containsKey(o.getKey()) && sent.containsKey(o.getKey())) {
+                unpaidSent++;
+            }
+            if (due && !sent.containsKey(o.getKey()) && missing++ < 10) {
+                System.out.println("missing: " + o.getKey());
+            }
+        }
+        long twice = sent.values().stream().filter(n -> n > 1).count();
+        long unknown = sent.keySet().stream().filter(o -> !ts.containsKey(o)).count();
+        System.out.printf(
+                "%,d orders, %,d paid: %,d sent (%,d unpaid), %d wrong, %d missing, %d sent more than once, %d unknown%n",
+                ts.size(), paid.size(), sent.size(), unpaidSent, wrong, missing, twice, unknown);
+        return wrong == 0 && missing == 0 && twice == 0 && unknown == 0;
     }
 }
