@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.IsolationLevel;
@@ -66,6 +67,7 @@ class WindowKillIT {
         String events = KafkaFixture.createTopic(app + "-events", PARTITIONS);
         String out = KafkaFixture.createTopic(app + "-out", PARTITIONS);
         PerMinute input = perMinuteEvents(events, random);
+        send(input.records());
         runWithKills(
                 app,
                 "user-counts-per-minute.yaml",
@@ -96,39 +98,50 @@ class WindowKillIT {
         PerMinute input = perMinuteEvents(events, random);
         long expected = input.closed().size();
         System.out.printf("%s: seed %d, %d windows to close%n", app, seed, expected);
+        // The input goes in four slices, each written once the moves before it are done and the
+        // slice before it is processed: the windows still open at a move (the last minute of every
+        // key, and their timers and watermarks) close only in a later slice, on their new owner.
+        List<ProducerRecord<String, String>> records = input.records();
+        int[] sliceEnds = {records.size() * 2 / 5, records.size() * 3 / 5, records.size() * 4 / 5, records.size()};
         List<String> overrides = new ArrayList<>(List.of(
                 "kafka.bootstrap=" + KafkaFixture.bootstrap(),
                 "application=" + app,
                 "pipeline.0.source.topic=" + events,
                 "pipeline.2.sink.topic=" + out,
                 "processing.checkpoint.interval=500ms",
-                // A killed member leaves the group after 6 s, not the default 45 s.
+                // A killed member leaves the group after 6 s, not Weir's default 30 s.
                 "kafka.consumer.session.timeout.ms=6000",
                 "processing.state.dir=" + Path.of("target", "fault-state", app).toAbsolutePath()));
         Path example = Path.of("config", "examples", "user-counts-per-minute.yaml");
         try (WeirProcess a = WeirProcess.run(app + "-a", example, with(overrides, "instance-id=" + app + "-a"));
                 WeirProcess b = WeirProcess.run(app + "-b", example, with(overrides, "instance-id=" + app + "-b"))) {
+            send(records.subList(0, sliceEnds[0]));
             a.start();
             b.start();
             awaitRunning(a, events, 0, List.of());
             awaitRunning(b, events, 0, List.of());
-            awaitResults(out, app, expected / 5, a, b);
+            awaitProcessed(app, sliceEnds[0], a, b);
 
             List<String> aHeld = heldBy(a, events);
             assertFalse(aHeld.isEmpty(), "a runs partitions: " + a.tail(20));
             int bLines = logLines(b);
             a.kill();
             awaitRunning(b, events, bLines, aHeld); // restored from a's last checkpoint
-            awaitResults(out, app, expected * 2 / 5, b);
+            send(records.subList(sliceEnds[0], sliceEnds[1]));
+            awaitProcessed(app, sliceEnds[1], b);
 
             a.start();
             awaitRunning(a, events, 0, List.of()); // a join: b gives partitions back
-            awaitResults(out, app, expected * 3 / 5, a, b);
+            send(records.subList(sliceEnds[1], sliceEnds[2]));
+            awaitProcessed(app, sliceEnds[2], a, b);
 
             List<String> bHeld = heldBy(b, events);
+            assertFalse(bHeld.isEmpty(), "b runs partitions: " + b.tail(20));
             int aLines = logLines(a);
             b.stop();
             awaitRunning(a, events, aLines, bHeld); // a leave: a takes b's partitions over
+            send(records.subList(sliceEnds[2], sliceEnds[3]));
+            awaitProcessed(app, sliceEnds[3], a);
             try {
                 await(app + " commits all " + expected + " results")
                         .atMost(Duration.ofSeconds(90))
@@ -201,25 +214,41 @@ class WindowKillIT {
         return names;
     }
 
-    private static void awaitResults(String out, String app, long results, WeirProcess... running) {
-        await(app + " commits " + results + " results")
+    /** Waits until the group {@code app} has committed {@code records} input records in all. */
+    private static void awaitProcessed(String app, long records, WeirProcess... running) {
+        await(app + " commits the positions of its first " + records + " input records")
                 .atMost(Duration.ofMinutes(2))
                 .pollInterval(Duration.ofMillis(100))
                 .until(() -> {
                     for (WeirProcess p : running) {
                         p.assertAlive();
                     }
-                    return KafkaFixture.endOffsets(out, IsolationLevel.READ_COMMITTED) >= results;
+                    return KafkaFixture.admin()
+                                    .listConsumerGroupOffsets(app)
+                                    .partitionsToOffsetAndMetadata()
+                                    .get()
+                                    .values()
+                                    .stream()
+                                    .filter(o -> o != null)
+                                    .mapToLong(OffsetAndMetadata::offset)
+                                    .sum()
+                            >= records;
                 });
     }
 
-    /** The per-minute job's input, written, and what its output must hold. */
-    private record PerMinute(Map<String, long[]> closed, int late) {}
+    private static void send(List<ProducerRecord<String, String>> records) {
+        try (KafkaProducer<String, String> producer = producer()) {
+            records.forEach(producer::send);
+        }
+    }
+
+    /** The per-minute job's input, not written yet, and what its output must hold. */
+    private record PerMinute(List<ProducerRecord<String, String>> records, Map<String, long[]> closed, int late) {}
 
     /**
-     * Writes 300,000 events of 200 users, ten ms apart in event time and up to 4 s out of order, a
-     * few of them five minutes late; returns the windows the final watermark closes ("user@start" →
-     * {count, sum}) and the number of late events.
+     * 300,000 events of 200 users, ten ms apart in event time and up to 4 s out of order, a few of
+     * them five minutes late, with the windows the final watermark closes ("user@start" → {count,
+     * sum}) and the number of late events.
      */
     private static PerMinute perMinuteEvents(String events, Random random) {
         int count = 300_000;
@@ -229,34 +258,33 @@ class WindowKillIT {
         Map<String, Map<Long, long[]>> expected = new HashMap<>();
         long[] maxTs = new long[PARTITIONS];
         int late = 0;
-        try (KafkaProducer<String, String> producer = producer()) {
-            for (int i = 0; i < count; i++) {
-                int user = random.nextInt(users);
-                int partition = user % PARTITIONS;
-                // Ten ms apart in event time, up to 4 s early: out of order, within the 5 s bound.
-                long ts = BASE + 10L * i - random.nextInt(4_000);
-                long amount = 1 + random.nextInt(100);
-                boolean isLate = i >= 60_000 && random.nextInt(200) == 0;
-                if (isLate) {
-                    // Five minutes behind: its minute closed long ago, on every interleaving.
-                    ts -= 300_000;
-                    late++;
-                }
-                maxTs[partition] = Math.max(maxTs[partition], ts);
-                producer.send(new ProducerRecord<>(
-                        events,
-                        partition,
-                        ts,
-                        "u" + user,
-                        "{\"user\":\"u" + user + "\",\"amount\":" + amount + ",\"ts\":" + ts + "}"));
-                if (isLate) {
-                    continue;
-                }
-                long[] e = expected.computeIfAbsent("u" + user, u -> new HashMap<>())
-                        .computeIfAbsent(ts - Math.floorMod(ts, 60_000L), w -> new long[2]);
-                e[0]++;
-                e[1] += amount;
+        List<ProducerRecord<String, String>> records = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            int user = random.nextInt(users);
+            int partition = user % PARTITIONS;
+            // Ten ms apart in event time, up to 4 s early: out of order, within the 5 s bound.
+            long ts = BASE + 10L * i - random.nextInt(4_000);
+            long amount = 1 + random.nextInt(100);
+            boolean isLate = i >= 60_000 && random.nextInt(200) == 0;
+            if (isLate) {
+                // Five minutes behind: its minute closed long ago, on every interleaving.
+                ts -= 300_000;
+                late++;
             }
+            maxTs[partition] = Math.max(maxTs[partition], ts);
+            records.add(new ProducerRecord<>(
+                    events,
+                    partition,
+                    ts,
+                    "u" + user,
+                    "{\"user\":\"u" + user + "\",\"amount\":" + amount + ",\"ts\":" + ts + "}"));
+            if (isLate) {
+                continue;
+            }
+            long[] e = expected.computeIfAbsent("u" + user, u -> new HashMap<>())
+                    .computeIfAbsent(ts - Math.floorMod(ts, 60_000L), w -> new long[2]);
+            e[0]++;
+            e[1] += amount;
         }
         long finalWatermark = Long.MAX_VALUE;
         for (long m : maxTs) {
@@ -270,7 +298,7 @@ class WindowKillIT {
                 }
             }
         }
-        return new PerMinute(closed, late);
+        return new PerMinute(records, closed, late);
     }
 
     /** The per-minute job's committed output and dead letters against {@code input}. */
