@@ -2,19 +2,20 @@
 # Exactly-once under instance churn, against a broker in a process of its own (as in production and
 # in the container test, unlike the test suite's in-process broker): one of four example jobs runs
 # as several `weir run` processes while orders arrive; every few seconds one instance is killed -9
-# (or, one time in three, stopped with SIGTERM) and restarted, at once or after --down seconds
-# (past the session timeout, 10 s here, its partitions move to the others, and back when it returns).
+# (or, one time in three, stopped with SIGTERM) and restarted, at once or, every second event, after
+# --down seconds (past the session timeout, 10 s here, its partitions move to the others, and back
+# when it returns).
 # Once the group has committed the end of the input, io.weir.bench.ChurnCheck checks the
 # read_committed output against the input. A check, not a benchmark: exits 1 when the output is wrong.
 #
 #   bench/run-churn.sh                                   # windows (user-counts-per-minute), 3 instances, 6 events
 #   bench/run-churn.sh --job buckets --down 15           # the two-stage bucket-totals job; moves between instances
 #   bench/run-churn.sh --job dedupe --orders 200000 --rate 4000
-#   bench/run-churn.sh --job join --down 15            # order-payments: two co-partitioned inputs
+#   bench/run-churn.sh --job join --down 15              # order-payments: two co-partitioned inputs
 #
 # Options: --job windows|dedupe|buckets|join, --orders N (120000), --rate N per second (2500), --users N
 # (500), --partitions N (6), --instances N (3), --events N (churn events, 6), --down S (seconds a
-# stopped instance stays down, on every other event; 2), --port P (the broker's, 29092; the
+# stopped instance stays down, on every second event; 2), --port P (the broker's, 29092; the
 # controller's is P+1). MVN_FLAGS=-o builds offline. Logs in target/churn/<job>-<time>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -57,7 +58,13 @@ trap cleanup EXIT
 KAFKA_PORT=$port KAFKA_CONTROLLER_PORT=$((port + 1)) KAFKA_CONF=$dir/kafka.properties \
   KAFKA_LOG_DIRS=$dir/kafka-logs WEIR_DEV_JAR=$jar sh .ci/kafka/start-kafka > "$dir/broker.log" 2>&1 &
 broker=$!
-for _ in $(seq 120); do (echo > "/dev/tcp/localhost/$port") 2>/dev/null && break; sleep 0.5; done
+up=
+for _ in $(seq 120); do
+  kill -0 "$broker" 2>/dev/null || break
+  (echo > "/dev/tcp/localhost/$port") 2>/dev/null && { up=1; break; }
+  sleep 0.5
+done
+[ -n "$up" ] || { echo "the broker did not start on port $port (is another one there?): see $dir/broker.log" >&2; exit 1; }
 
 if [ "$job" = join ]; then
   check produce-paid "$bootstrap" "$orders" "$rate" "$partitions" > "$dir/produce.log" 2>&1 &
@@ -76,10 +83,14 @@ for i in $(seq "$instances"); do start "$i"; done
 for e in $(seq "$events"); do
   sleep $((5 + RANDOM % 6))
   i=$((1 + RANDOM % instances))
+  if ! kill -0 "${pids[$i]}" 2>/dev/null; then
+    echo "i$i exited by itself: see $dir/i$i.log" >&2
+    exit 1
+  fi
   if [ $((RANDOM % 3)) = 0 ]; then how=SIGTERM; kill "${pids[$i]}"; else how="kill -9"; kill -9 "${pids[$i]}"; fi
   wait "${pids[$i]}" 2>/dev/null || true
   pause=0
-  [ $((RANDOM % 2)) = 0 ] && pause=$down
+  [ $((e % 2)) = 0 ] && pause=$down
   echo "$(date +%T) $how i$i, restarted after ${pause} s" | tee -a "$dir/events.log"
   sleep "$pause"
   start "$i"
