@@ -52,7 +52,11 @@ public record Plan(String application, SourceStep source, List<StagePlan> stages
     /** One step as it runs: its place in the file, what it does and what state it keeps. */
     public record StepPlan(String path, Step step, String does, String state) {}
 
-    /** A stage: its input, the formats its records are read with, and its steps in order. */
+    /**
+     * A stage: its input, the formats its records are read with, and its steps in order; a stage
+     * that ends with a key-by writes its values to the repartition topic in {@code repartitionFormat}
+     * (JSON once a step replaced the value, else the format it read), which the next stage reads.
+     */
     public record StagePlan(
             int index,
             String name,
@@ -60,7 +64,8 @@ public record Plan(String application, SourceStep source, List<StagePlan> stages
             Format keyFormat,
             Format valueFormat,
             List<StepPlan> steps,
-            String repartitionTopic) {
+            String repartitionTopic,
+            Format repartitionFormat) {
         public StagePlan {
             steps = List.copyOf(steps);
         }
@@ -98,6 +103,9 @@ public record Plan(String application, SourceStep source, List<StagePlan> stages
         String input = pipeline.source().topic();
         Format keyFormat = pipeline.source().keyFormat();
         Format valueFormat = pipeline.source().format();
+        // The format of the values as the steps so far leave them: the stage reads valueFormat, and
+        // what it writes to a repartition topic is in this one.
+        Format produced = valueFormat;
         List<StepPlan> steps = new ArrayList<>();
         int index = 1;
         for (OperatorStep step : pipeline.operators()) {
@@ -108,24 +116,25 @@ public record Plan(String application, SourceStep source, List<StagePlan> stages
             String path = "pipeline." + index++ + "." + step.type();
             steps.add(new StepPlan(path, step, describe(step), state(step)));
             if (step instanceof MapStep map && map.value().isPresent()) {
-                valueFormat = Format.JSON;
+                produced = Format.JSON;
             } else if (step instanceof ProcessStep) {
-                valueFormat = Format.JSON;
+                produced = Format.JSON;
             }
             if (step instanceof KeyByStep keyBy) {
                 int n = stages.size() + 1;
                 String topic = repartitionTopic(app, n);
                 topics.add(new TopicPlan(
                         topic, Role.REPARTITION, keyBy.partitions().orElse(0)));
-                stages.add(stage(app, stages.size(), input, keyFormat, valueFormat, steps, topic));
+                stages.add(stage(app, stages.size(), input, keyFormat, valueFormat, steps, topic, produced));
                 steps = new ArrayList<>();
                 input = topic;
                 keyFormat = Format.JSON;
+                valueFormat = produced;
             }
         }
         var terminal = pipeline.terminal();
         steps.add(new StepPlan("pipeline." + index + "." + terminal.type(), terminal, describe(terminal), "none"));
-        stages.add(stage(app, stages.size(), input, keyFormat, valueFormat, steps, null));
+        stages.add(stage(app, stages.size(), input, keyFormat, valueFormat, steps, null, null));
         List<String> written = new ArrayList<>();
         pipeline.sinks().forEach(sink -> written.add(sink.topic()));
         for (OperatorStep step : pipeline.operators()) {
@@ -207,9 +216,10 @@ public record Plan(String application, SourceStep source, List<StagePlan> stages
             Format keyFormat,
             Format valueFormat,
             List<StepPlan> steps,
-            String repartitionTopic) {
+            String repartitionTopic,
+            Format repartitionFormat) {
         String name = index == 0 ? app : app + "-stage" + index;
-        return new StagePlan(index, name, input, keyFormat, valueFormat, steps, repartitionTopic);
+        return new StagePlan(index, name, input, keyFormat, valueFormat, steps, repartitionTopic, repartitionFormat);
     }
 
     private static String describe(Step step) {

@@ -138,7 +138,7 @@ public final class Stages {
         } else if (s instanceof KeyByStep k) {
             RecordFunction key = ExpressionFunction.of(k.by(), path);
             String topic = Plan.repartitionTopic(plan.application(), stage.index() + 1);
-            Codec value = codec(stage.valueFormat());
+            Codec value = codec(stage.repartitionFormat());
             return () -> new Repartition(key, topic, value);
         } else if (s instanceof DedupeStep d) {
             RecordFunction id = ExpressionFunction.of(d.by(), path);

@@ -112,6 +112,47 @@ class ExamplesTest {
     }
 
     @Test
+    void aStageReadsItsInputInTheSourcesFormatWhenAStepReplacesTheValue(@TempDir Path dir) throws IOException {
+        // The value a map replaces is written on as JSON (to a repartition topic), but the stage
+        // itself still reads its input as the source says: here strings, which are not JSON.
+        Path job = dir.resolve("job.yaml");
+        Files.writeString(
+                job,
+                """
+                application: lines
+                kafka: { bootstrap: localhost:9092 }
+                pipeline:
+                  - source: { topic: lines, format: string }
+                  - map: { value: "{'text': value, 'at': topic + ':' + string(offset)}" }
+                  - key-by: value.text
+                  - map: { value: "value.text + '@' + value.at" }
+                  - sink: { topic: out, format: string }
+                """);
+        Path cases = dir.resolve("job.cases.yaml");
+        Files.writeString(
+                cases,
+                """
+                cases:
+                  - name: plain text lines, re-keyed by their text
+                    input:
+                      - { key: a, value: "hello" }
+                      - { key: b, value: "not {json" }
+                    expect:
+                      out:
+                        - { key: hello, value: "hello@lines:0" }
+                        - { key: "not {json", value: "not {json@lines:1" }
+                """);
+        Run run = weir("test", "--config", job.toString(), "--cases", cases.toString());
+        assertEquals(0, run.exit(), run.out() + run.err());
+        assertTrue(run.out().contains("1 passed, 0 failed"), run.out());
+        Run explain = weir("explain", "--config", job.toString());
+        assertTrue(explain.out().contains("reads   lines — key string, value string"), explain.out());
+        assertTrue(
+                explain.out().contains("reads   lines-repartition-1 (internal, read_committed) — key json, value json"),
+                explain.out());
+    }
+
+    @Test
     void explainShowsStagesTasksTopicsAndState() {
         Run run = weir("explain", "--config", "config/examples/bucket-totals.yaml");
         assertEquals(0, run.exit(), run.err());
