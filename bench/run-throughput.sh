@@ -8,7 +8,8 @@
 # Options go to io.weir.bench.ThroughputBench: --orders N, --users N, --partitions N,
 # --recovery-rounds N, --verify (check each job's output with the verifier), --profile DIR (JFR
 # recordings of the running-totals runs, summarised by io.weir.bench.ProfileSummary), --repeat N
-# (each measured run N times; the table gives the median and the range), --broker own-jvm (the
+# (each measured run N times; the table gives the median and the range), --warmup N (warm-up passes
+# of every kind at most, default 3), --broker own-jvm (the
 # broker in a JVM of its own, its CPU reported apart), --only-recovery (the kill -9 rounds alone;
 # BENCH_CHILD_JAVA_OPTS adds options to their child JVM). MVN_FLAGS=-o builds offline; BENCH_JAVA_OPTS adds
 # options to the benchmark JVM (e.g. -XX:+UseTransparentHugePages); BENCH_GC chooses its collector

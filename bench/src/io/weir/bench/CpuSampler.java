@@ -12,13 +12,19 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Threading: one daemon sampling thread writes the sums; {@link #stop} reads them after joining it.
  */
 final class CpuSampler {
-    /** Average loads in percent of all cores, and the CPU time this JVM spent meanwhile. */
-    record Load(double machine, double jvm, long jvmCpuNanos, long brokerCpuNanos) {
+    /**
+     * Average loads in percent of all cores, the CPU time this JVM spent meanwhile, and the time its
+     * JIT compilers spent compiling (a warm run compiles little; much of it means the figures are
+     * of code still being compiled, on cores the run needs).
+     */
+    record Load(double machine, double jvm, long jvmCpuNanos, long brokerCpuNanos, long jitMillis) {
         @Override
         public String toString() {
             return String.format("%.0f %% / %.0f %%", machine, jvm);
         }
     }
+
+    private static final java.lang.management.CompilationMXBean JIT = ManagementFactory.getCompilationMXBean();
 
     private final com.sun.management.OperatingSystemMXBean os =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
@@ -27,6 +33,7 @@ final class CpuSampler {
     private final LongAdder samples = new LongAdder();
     private final Thread thread;
     private final long startCpuNanos;
+    private final long startJitMillis = JIT.getTotalCompilationTime();
     /** The broker's process when it runs in a JVM of its own, else null. */
     private final ProcessHandle broker;
 
@@ -63,7 +70,8 @@ final class CpuSampler {
                 100 * machine.sum() / n,
                 100 * jvm.sum() / n,
                 os.getProcessCpuTime() - startCpuNanos,
-                broker == null ? 0 : cpuNanos(broker) - brokerStartCpuNanos);
+                broker == null ? 0 : cpuNanos(broker) - brokerStartCpuNanos,
+                JIT.getTotalCompilationTime() - startJitMillis);
     }
 
     /** User + system CPU time of a process from /proc/<pid>/stat (Linux; clock ticks of 10 ms). */
