@@ -2,14 +2,13 @@ package io.weir.operators;
 
 import dev.cel.common.values.CelByteString;
 import dev.cel.common.values.NullValue;
-import io.weir.dataflow.BadRecordException;
 import io.weir.dataflow.Codec;
 import java.nio.charset.StandardCharsets;
 
 /**
  * The key and value formats a source or sink can name: {@code json} (the value model of
  * {@link Json}), {@code string} (UTF-8 text; a value that is not text is written as JSON) and
- * {@code bytes} (as they are). A null value (a tombstone) is JSON's null for {@code string} and
+ * {@code bytes} (as they are; text is written as UTF-8 and any other value as JSON). A null value (a tombstone) is JSON's null for {@code string} and
  * {@code bytes}, and a bad record for {@code json}.
  */
 public final class Codecs {
@@ -91,7 +90,7 @@ public final class Codecs {
             if (value instanceof String s) {
                 return s.getBytes(StandardCharsets.UTF_8);
             }
-            throw new BadRecordException("format bytes cannot hold " + Json.describe(value));
+            return Json.encode(value); // as a string sink writes a value that is not text
         }
 
         @Override

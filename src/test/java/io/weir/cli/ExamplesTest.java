@@ -153,6 +153,43 @@ class ExamplesTest {
     }
 
     @Test
+    void aBytesSinkWritesTextAsUtf8AndOtherValuesAsJsonText(@TempDir Path dir) throws IOException {
+        Path job = dir.resolve("job.yaml");
+        Files.writeString(
+                job,
+                """
+                application: raw
+                kafka: { bootstrap: localhost:9092 }
+                pipeline:
+                  - source: { topic: orders, format: json }
+                  - route:
+                      - when: "key == 'n'"
+                        sink: { topic: notes, format: bytes }
+                      - default: { topic: raw, format: bytes }
+                """);
+        Path cases = dir.resolve("job.cases.yaml");
+        Files.writeString(
+                cases,
+                """
+                cases:
+                  - name: JSON read, bytes written
+                    input:
+                      - { key: a, value: { x: 1, y: [true, null] } }
+                      - { key: b, value: 7 }
+                      - { key: n, value: '"a note"' }
+                    expect:
+                      raw:
+                        - { key: a, value: '{"x":1,"y":[true,null]}' }
+                        - { key: b, value: '7' }
+                      notes:
+                        - { key: n, value: a note }
+                """);
+        Run run = weir("test", "--config", job.toString(), "--cases", cases.toString());
+        assertEquals(0, run.exit(), run.out() + run.err());
+        assertTrue(run.out().contains("1 passed, 0 failed"), run.out());
+    }
+
+    @Test
     void explainShowsStagesTasksTopicsAndState() {
         Run run = weir("explain", "--config", "config/examples/bucket-totals.yaml");
         assertEquals(0, run.exit(), run.err());
