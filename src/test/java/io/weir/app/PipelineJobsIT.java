@@ -122,6 +122,44 @@ class PipelineJobsIT {
         assertEquals(29, flagged);
     }
 
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aTextSourceIsReadAsTextWhenAMapReplacesItsValueAndTheNextStageReadsJson() throws Exception {
+        String app = KafkaFixture.uniqueTopic("lines");
+        String lines = KafkaFixture.createTopic(app + "-lines", 2);
+        List<ProducerRecord<String, String>> input = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            input.add(new ProducerRecord<>(lines, "k" + i, "line {" + (i % 10)));
+        }
+        KafkaFixture.produce(input);
+        Path job = temp.resolve("lines.yaml");
+        java.nio.file.Files.writeString(
+                job,
+                """
+                application: lines
+                kafka: { bootstrap: localhost:9092 }
+                pipeline:
+                  - source: { topic: lines, format: string }
+                  - map: { value: "{'text': value}" }
+                  - key-by: value.text
+                  - map: { value: "value.text + '!'" }
+                  - sink: { topic: out, format: string }
+                """);
+        WeirConfig config = new ConfigLoader()
+                .load(
+                        job,
+                        Map.of(),
+                        overrides(app, "pipeline.0.source.topic=" + lines, "pipeline.4.sink.topic=" + app + "-out"));
+        runUntil(config, () -> Instances.committed(app + "-out") >= 100);
+        List<ConsumerRecord<String, String>> out = KafkaFixture.readAllCommitted(app + "-out");
+        assertEquals(100, out.size());
+        for (ConsumerRecord<String, String> r : out) {
+            assertEquals(r.key() + "!", r.value(), "the value is the text of the line the key holds");
+            assertTrue(r.key().matches("line \\{[0-9]"), r.key());
+        }
+        assertEquals(0, Instances.committed(app + "-dlq"), "no dead letters");
+    }
+
     private WeirConfig load(String example, String app, String... extra) throws Exception {
         return new ConfigLoader().load(Path.of("config/examples", example), Map.of(), overrides(app, extra));
     }
