@@ -160,8 +160,8 @@ final class PipelineBinder {
                     case "dedupe" -> OperatorBinder.dedupe(section, context);
                     case "process" -> ProcessBinder.bind(section);
                     case "aggregate" -> aggregate(section, origin, context);
-                    case "join" -> JoinBinder.join(section);
-                    case "lookup" -> JoinBinder.lookup(section);
+                    case "join" -> addsField(JoinBinder.join(section), section, origin, context);
+                    case "lookup" -> addsField(JoinBinder.lookup(section), section, origin, context);
                     default -> throw new IllegalStateException("no binding for step type " + type);
                 };
         return new Bound(type, origin, step);
@@ -220,6 +220,23 @@ final class PipelineBinder {
             return Optional.empty();
         }
         return aggregate.map(Step.class::cast);
+    }
+
+    /**
+     * A join or lookup puts the other record into a field of the value, which a value that is still
+     * the source's text has not: refused here, not one dead letter per record.
+     */
+    private static Optional<Step> addsField(Optional<Step> step, Section section, Origin origin, StepContext context) {
+        if (step.isPresent() && context.valueIsText()) {
+            String as = step.get() instanceof JoinStep j ? j.as() : ((LookupStep) step.get()).as();
+            section.error(
+                    origin,
+                    section.path() + " adds field " + as + " to the records, which needs format json at the "
+                            + "source, but pipeline.0.source.format is " + context.sourceFormat()
+                            + "; use json, or make the value an object first with map.value");
+            return Optional.empty();
+        }
+        return step;
     }
 
     private static void checkShape(List<Bound> steps, Section root) {

@@ -205,6 +205,43 @@ class PipelineValidationTest {
     }
 
     @Test
+    void aJoinOrLookupNeedsObjectRecordsUntilAMapMakesThem() {
+        assertEquals(
+                List.of("config/job.yaml:4:5: pipeline.1.lookup adds field user to the records, which needs format "
+                        + "json at the source, but pipeline.0.source.format is bytes; use json, or make the "
+                        + "value an object first with map.value"),
+                errors(
+                        """
+        pipeline:
+          - source: { topic: in, format: bytes }
+          - lookup: { table: { topic: users, format: string }, as: user }
+          - sink: { topic: out }
+        """));
+        assertEquals(
+                List.of("config/job.yaml:5:5: pipeline.2.join adds field paid to the records, which needs format "
+                        + "json at the source, but pipeline.0.source.format is string; use json, or make the "
+                        + "value an object first with map.value"),
+                errors(
+                        """
+        pipeline:
+          - source: { topic: in, format: string }
+          - filter: "value != ''"
+          - join: { with: { topic: payments }, within: 1m, as: paid }
+          - sink: { topic: out }
+        """));
+        WeirConfig mapped = Configs.load(
+                """
+        application: app
+        pipeline:
+          - source: { topic: in, format: string }
+          - map: { value: "{'line': value}" }
+          - lookup: { table: { topic: users, format: string }, as: user }
+          - sink: { topic: out }
+        """);
+        assertEquals("user", ((LookupStep) mapped.pipeline().operators().get(1)).as());
+    }
+
+    @Test
     void theSinkCannotWriteTheSourceTopic() {
         assertEquals(
                 List.of("config/job.yaml:5:20: pipeline.2.sink.topic must differ from the "
