@@ -160,6 +160,60 @@ class PipelineJobsIT {
         assertEquals(0, Instances.committed(app + "-dlq"), "no dead letters");
     }
 
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aKeyByWithItsOwnPartitionCountRepartitionsIntoThatManyAndTheTotalsStayExact() throws Exception {
+        String app = KafkaFixture.uniqueTopic("three");
+        String orders = KafkaFixture.createTopic(app + "-orders", 2);
+        List<ProducerRecord<String, String>> input = new ArrayList<>();
+        Map<String, Long> sums = new java.util.HashMap<>();
+        for (int i = 0; i < 300; i++) {
+            String user = "u" + (i % 30);
+            input.add(new ProducerRecord<>(orders, "order-" + i, "{\"user\":\"" + user + "\",\"amount\":" + i + "}"));
+            sums.merge(user, (long) i, Long::sum);
+        }
+        KafkaFixture.produce(input);
+        Path job = temp.resolve("three.yaml");
+        java.nio.file.Files.writeString(
+                job,
+                """
+                application: three
+                kafka: { bootstrap: localhost:9092 }
+                pipeline:
+                  - source: { topic: orders, format: json }
+                  - key-by: { by: value.user, partitions: 3 }
+                  - aggregate: { by: key, key-as: user, count: n, sum: { amount: total } }
+                  - sink: { topic: totals, format: json }
+                """);
+        WeirConfig config = new ConfigLoader()
+                .load(
+                        job,
+                        Map.of(),
+                        overrides(
+                                app, "pipeline.0.source.topic=" + orders, "pipeline.3.sink.topic=" + app + "-totals"));
+        runUntil(config, () -> Instances.committed(app + "-totals") >= 300);
+        assertEquals(
+                3,
+                KafkaFixture.admin()
+                        .describeTopics(List.of(app + "-repartition-1"))
+                        .allTopicNames()
+                        .get()
+                        .get(app + "-repartition-1")
+                        .partitions()
+                        .size());
+        Map<String, JsonNode> last = new java.util.HashMap<>();
+        List<ConsumerRecord<String, String>> out = KafkaFixture.readAllCommitted(app + "-totals");
+        assertEquals(300, out.size());
+        for (ConsumerRecord<String, String> r : out) {
+            last.put(r.key(), JSON.readTree(r.value()));
+        }
+        assertEquals(sums.keySet(), last.keySet());
+        sums.forEach((user, sum) -> {
+            assertEquals(10, last.get(user).get("n").asLong(), user);
+            assertEquals(sum, last.get(user).get("total").asLong(), user);
+        });
+    }
+
     private WeirConfig load(String example, String app, String... extra) throws Exception {
         return new ConfigLoader().load(Path.of("config/examples", example), Map.of(), overrides(app, extra));
     }
