@@ -8,8 +8,9 @@ import java.nio.charset.StandardCharsets;
 /**
  * The key and value formats a source or sink can name: {@code json} (the value model of
  * {@link Json}), {@code string} (UTF-8 text; a value that is not text is written as JSON) and
- * {@code bytes} (as they are; text is written as UTF-8 and any other value as JSON). A null value (a tombstone) is JSON's null for {@code string} and
- * {@code bytes}, and a bad record for {@code json}.
+ * {@code bytes} (as they are; text is written as UTF-8 and any other value as JSON). A null
+ * value (a tombstone) is JSON's null for {@code string} and {@code bytes}, and a bad record for
+ * {@code json}.
  */
 public final class Codecs {
     private Codecs() {}

@@ -22,8 +22,8 @@ import java.util.Locale;
 
 /**
  * A job cut into stages. Stage 0 reads the source topic; every {@code key-by} ends its stage with a
- * write to {@code <app>-repartition-<n>}, which stage n reads (keys in JSON, values in the format
- * they had). Each stage's tasks are stage × partition; the stage's name prefixes their names, and
+ * write to {@code <app>-repartition-<n>}, which stage n reads (keys in JSON; values in the
+ * source's format, or in JSON once a step of the stage replaced them). Each stage's tasks are stage × partition; the stage's name prefixes their names, and
  * stage 0 is named after the application so the running-totals job keeps its task names.
  */
 public record Plan(String application, SourceStep source, List<StagePlan> stages, List<TopicPlan> topics) {
@@ -115,9 +115,12 @@ public record Plan(String application, SourceStep source, List<StagePlan> stages
             }
             String path = "pipeline." + index++ + "." + step.type();
             steps.add(new StepPlan(path, step, describe(step), state(step)));
-            if (step instanceof MapStep map && map.value().isPresent()) {
-                produced = Format.JSON;
-            } else if (step instanceof ProcessStep) {
+            // The steps that replace the value (as the binder types what follows them): the value
+            // is then a JSON model value, whatever the source's format. A join or lookup needs an
+            // object already, and filter, dedupe and a map's set and drop keep what they get.
+            if (step instanceof MapStep map && map.value().isPresent()
+                    || step instanceof AggregateStep
+                    || step instanceof ProcessStep) {
                 produced = Format.JSON;
             }
             if (step instanceof KeyByStep keyBy) {

@@ -153,6 +153,47 @@ class ExamplesTest {
     }
 
     @Test
+    void anAggregateOfTextRecordsIsWrittenOnAsJsonToTheNextStage(@TempDir Path dir) throws IOException {
+        // A count needs no fields, so it may follow a string source; its output is an object, which
+        // the repartition topic must carry as JSON, not as the source's text.
+        Path job = dir.resolve("job.yaml");
+        Files.writeString(
+                job,
+                """
+                application: counted
+                kafka: { bootstrap: localhost:9092 }
+                pipeline:
+                  - source: { topic: lines, format: string }
+                  - aggregate: { by: key, key-as: user, count: n }
+                  - key-by: "value.n"
+                  - filter: "value.n >= 2"
+                  - sink: { topic: out, format: json, key-format: json }
+                """);
+        Path cases = dir.resolve("job.cases.yaml");
+        Files.writeString(
+                cases,
+                """
+                cases:
+                  - name: counts of text lines, re-keyed by the count
+                    input:
+                      - { key: a, value: "x" }
+                      - { key: a, value: "y" }
+                      - { key: b, value: "z" }
+                    expect:
+                      out:
+                        - { key: 2, value: { user: a, n: 2 } }
+                """);
+        Run run = weir("test", "--config", job.toString(), "--cases", cases.toString());
+        assertEquals(0, run.exit(), run.out() + run.err());
+        assertTrue(run.out().contains("1 passed, 0 failed"), run.out());
+        Run explain = weir("explain", "--config", job.toString());
+        assertTrue(
+                explain.out()
+                        .contains("reads   counted-repartition-1 (internal, read_committed) — key json, value json"),
+                explain.out());
+    }
+
+    @Test
     void aBytesSinkWritesTextAsUtf8AndOtherValuesAsJsonText(@TempDir Path dir) throws IOException {
         Path job = dir.resolve("job.yaml");
         Files.writeString(
@@ -176,13 +217,13 @@ class ExamplesTest {
                     input:
                       - { key: a, value: { x: 1, y: [true, null] } }
                       - { key: b, value: 7 }
-                      - { key: n, value: '"a note"' }
+                      - { key: n, value: '"a {note"' }
                     expect:
                       raw:
                         - { key: a, value: '{"x":1,"y":[true,null]}' }
                         - { key: b, value: '7' }
                       notes:
-                        - { key: n, value: a note }
+                        - { key: n, value: "a {note" }
                 """);
         Run run = weir("test", "--config", job.toString(), "--cases", cases.toString());
         assertEquals(0, run.exit(), run.out() + run.err());
