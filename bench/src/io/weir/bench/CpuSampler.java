@@ -26,6 +26,14 @@ final class CpuSampler {
 
     private static final java.lang.management.CompilationMXBean JIT = ManagementFactory.getCompilationMXBean();
 
+    /**
+     * The JIT compilers' time so far in ms, summed over their threads (so it can outrun the clock);
+     * 0 without a JIT (-Xint) or where the JVM does not keep it.
+     */
+    static long jitMillis() {
+        return JIT == null || !JIT.isCompilationTimeMonitoringSupported() ? 0 : JIT.getTotalCompilationTime();
+    }
+
     private final com.sun.management.OperatingSystemMXBean os =
             (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
     private final DoubleAdder machine = new DoubleAdder();
@@ -33,7 +41,7 @@ final class CpuSampler {
     private final LongAdder samples = new LongAdder();
     private final Thread thread;
     private final long startCpuNanos;
-    private final long startJitMillis = JIT.getTotalCompilationTime();
+    private final long startJitMillis = jitMillis();
     /** The broker's process when it runs in a JVM of its own, else null. */
     private final ProcessHandle broker;
 
@@ -71,7 +79,7 @@ final class CpuSampler {
                 100 * jvm.sum() / n,
                 os.getProcessCpuTime() - startCpuNanos,
                 broker == null ? 0 : cpuNanos(broker) - brokerStartCpuNanos,
-                JIT.getTotalCompilationTime() - startJitMillis);
+                jitMillis() - startJitMillis);
     }
 
     /** User + system CPU time of a process from /proc/<pid>/stat (Linux; clock ticks of 10 ms). */

@@ -267,19 +267,19 @@ public final class ThroughputBench {
         // One pass is not enough: after it, the JIT still compiled for about as long as each pass
         // of the next ran (its threads on the two cores the runs need; Kafka's client and broker
         // code, mostly), and the measured runs were faster round by round. So passes repeat until
-        // one compiles for less than a fifth of its time, at most --warmup passes (default 3):
-        // here the compiling went 30 s, 8 s, 3 s over passes of 30, 20, 17 s.
+        // the JIT's time in one (summed over its threads) is less than a fifth of the pass's, at
+        // most --warmup passes (default 3): here it went 30 s, 8 s, 3 s over passes of 30, 20, 17 s.
         for (int pass = 1; pass <= warmupPasses; pass++) {
             String suffix = pass == 1 ? "" : "-" + pass;
             long start = System.nanoTime();
-            List<Run> runs = new ArrayList<>();
+            long jitStart = CpuSampler.jitMillis();
             if (!skipCopy) {
-                runs.add(copy("bench-copy-warmup" + suffix));
+                copy("bench-copy-warmup" + suffix);
             }
-            runs.add(runningTotals("bench-warmup-eo" + suffix, true));
-            runs.add(runningTotals("bench-warmup-alo" + suffix, false));
-            runs.add(twoStage("bench-warmup-two-stage" + suffix));
-            long jit = runs.stream().mapToLong(r -> r.cpu.jitMillis()).sum();
+            runningTotals("bench-warmup-eo" + suffix, true);
+            runningTotals("bench-warmup-alo" + suffix, false);
+            twoStage("bench-warmup-two-stage" + suffix);
+            long jit = CpuSampler.jitMillis() - jitStart;
             long millis = (System.nanoTime() - start) / 1_000_000;
             System.out.printf("(warm-up pass %d: JIT compiling %,d ms in %,d ms)%n", pass, jit, millis);
             if (jit * 5 < millis) {
