@@ -132,9 +132,7 @@ class PipelineJobsIT {
             input.add(new ProducerRecord<>(lines, "k" + i, "line {" + (i % 10)));
         }
         KafkaFixture.produce(input);
-        Path job = temp.resolve("lines.yaml");
-        java.nio.file.Files.writeString(
-                job,
+        WeirConfig config = written(
                 """
                 application: lines
                 kafka: { bootstrap: localhost:9092 }
@@ -144,12 +142,10 @@ class PipelineJobsIT {
                   - key-by: value.text
                   - map: { value: "value.text + '!'" }
                   - sink: { topic: out, format: string }
-                """);
-        WeirConfig config = new ConfigLoader()
-                .load(
-                        job,
-                        Map.of(),
-                        overrides(app, "pipeline.0.source.topic=" + lines, "pipeline.4.sink.topic=" + app + "-out"));
+                """,
+                app,
+                "pipeline.0.source.topic=" + lines,
+                "pipeline.4.sink.topic=" + app + "-out");
         runUntil(config, () -> Instances.committed(app + "-out") >= 100);
         List<ConsumerRecord<String, String>> out = KafkaFixture.readAllCommitted(app + "-out");
         assertEquals(100, out.size());
@@ -173,9 +169,7 @@ class PipelineJobsIT {
             sums.merge(user, (long) i, Long::sum);
         }
         KafkaFixture.produce(input);
-        Path job = temp.resolve("three.yaml");
-        java.nio.file.Files.writeString(
-                job,
+        WeirConfig config = written(
                 """
                 application: three
                 kafka: { bootstrap: localhost:9092 }
@@ -184,13 +178,10 @@ class PipelineJobsIT {
                   - key-by: { by: value.user, partitions: 3 }
                   - aggregate: { by: key, key-as: user, count: n, sum: { amount: total } }
                   - sink: { topic: totals, format: json }
-                """);
-        WeirConfig config = new ConfigLoader()
-                .load(
-                        job,
-                        Map.of(),
-                        overrides(
-                                app, "pipeline.0.source.topic=" + orders, "pipeline.3.sink.topic=" + app + "-totals"));
+                """,
+                app,
+                "pipeline.0.source.topic=" + orders,
+                "pipeline.3.sink.topic=" + app + "-totals");
         runUntil(config, () -> Instances.committed(app + "-totals") >= 300);
         assertEquals(
                 3,
@@ -212,6 +203,12 @@ class PipelineJobsIT {
             assertEquals(10, last.get(user).get("n").asLong(), user);
             assertEquals(sum, last.get(user).get("total").asLong(), user);
         });
+    }
+
+    /** A job written here (not an example), loaded with the overrides every job of this class gets. */
+    private WeirConfig written(String yaml, String app, String... extra) throws Exception {
+        Path job = java.nio.file.Files.writeString(temp.resolve(app + ".yaml"), yaml);
+        return new ConfigLoader().load(job, Map.of(), overrides(app, extra));
     }
 
     private WeirConfig load(String example, String app, String... extra) throws Exception {

@@ -84,18 +84,14 @@ class ExamplesTest {
     void expressionsReadAnAggregatesOutputLikeAnyObject(@TempDir Path dir) throws IOException {
         // The aggregate's output is its own read-only map (Fields); filter, has(), map set/drop
         // and nesting it whole must see it as the object it writes.
-        Path job = dir.resolve("job.yaml");
-        Files.writeString(
-                job,
+        passes(
+                dir,
                 Files.readString(Path.of("config/examples/running-totals.yaml"))
                         .replace(
                                 "  - sink: { topic: totals, format: json }",
                                 "  - filter: \"value.count > 1 && has(value.lastSeq) && value.user == key\"\n"
                                         + "  - map: { set: { double: \"value.sum * 2\", all: \"value\" }, drop: [count] }\n"
-                                        + "  - sink: { topic: totals, format: json }"));
-        Path cases = dir.resolve("job.cases.yaml");
-        Files.writeString(
-                cases,
+                                        + "  - sink: { topic: totals, format: json }"),
                 """
                 cases:
                   - name: expressions over an aggregate's output
@@ -106,18 +102,14 @@ class ExamplesTest {
                       totals:
                         - { key: u1, value: { user: u1, sum: 40, lastSeq: 2, double: 80, all: { user: u1, count: 2, sum: 40, lastSeq: 2 } } }
                 """);
-        Run run = weir("test", "--config", job.toString(), "--cases", cases.toString());
-        assertEquals(0, run.exit(), run.out() + run.err());
-        assertTrue(run.out().contains("1 passed, 0 failed"), run.out());
     }
 
     @Test
     void aStageReadsItsInputInTheSourcesFormatWhenAStepReplacesTheValue(@TempDir Path dir) throws IOException {
         // The value a map replaces is written on as JSON (to a repartition topic), but the stage
         // itself still reads its input as the source says: here strings, which are not JSON.
-        Path job = dir.resolve("job.yaml");
-        Files.writeString(
-                job,
+        Path job = passes(
+                dir,
                 """
                 application: lines
                 kafka: { bootstrap: localhost:9092 }
@@ -127,10 +119,7 @@ class ExamplesTest {
                   - key-by: value.text
                   - map: { value: "value.text + '@' + value.at" }
                   - sink: { topic: out, format: string }
-                """);
-        Path cases = dir.resolve("job.cases.yaml");
-        Files.writeString(
-                cases,
+                """,
                 """
                 cases:
                   - name: plain text lines, re-keyed by their text
@@ -142,9 +131,6 @@ class ExamplesTest {
                         - { key: hello, value: "hello@lines:0" }
                         - { key: "not {json", value: "not {json@lines:1" }
                 """);
-        Run run = weir("test", "--config", job.toString(), "--cases", cases.toString());
-        assertEquals(0, run.exit(), run.out() + run.err());
-        assertTrue(run.out().contains("1 passed, 0 failed"), run.out());
         Run explain = weir("explain", "--config", job.toString());
         assertTrue(explain.out().contains("reads   lines — key string, value string"), explain.out());
         assertTrue(
@@ -156,9 +142,8 @@ class ExamplesTest {
     void anAggregateOfTextRecordsIsWrittenOnAsJsonToTheNextStage(@TempDir Path dir) throws IOException {
         // A count needs no fields, so it may follow a string source; its output is an object, which
         // the repartition topic must carry as JSON, not as the source's text.
-        Path job = dir.resolve("job.yaml");
-        Files.writeString(
-                job,
+        Path job = passes(
+                dir,
                 """
                 application: counted
                 kafka: { bootstrap: localhost:9092 }
@@ -168,10 +153,7 @@ class ExamplesTest {
                   - key-by: "value.n"
                   - filter: "value.n >= 2"
                   - sink: { topic: out, format: json, key-format: json }
-                """);
-        Path cases = dir.resolve("job.cases.yaml");
-        Files.writeString(
-                cases,
+                """,
                 """
                 cases:
                   - name: counts of text lines, re-keyed by the count
@@ -183,9 +165,6 @@ class ExamplesTest {
                       out:
                         - { key: 2, value: { user: a, n: 2 } }
                 """);
-        Run run = weir("test", "--config", job.toString(), "--cases", cases.toString());
-        assertEquals(0, run.exit(), run.out() + run.err());
-        assertTrue(run.out().contains("1 passed, 0 failed"), run.out());
         Run explain = weir("explain", "--config", job.toString());
         assertTrue(
                 explain.out()
@@ -195,9 +174,8 @@ class ExamplesTest {
 
     @Test
     void aBytesSinkWritesTextAsUtf8AndOtherValuesAsJsonText(@TempDir Path dir) throws IOException {
-        Path job = dir.resolve("job.yaml");
-        Files.writeString(
-                job,
+        passes(
+                dir,
                 """
                 application: raw
                 kafka: { bootstrap: localhost:9092 }
@@ -207,10 +185,7 @@ class ExamplesTest {
                       - when: "key == 'n'"
                         sink: { topic: notes, format: bytes }
                       - default: { topic: raw, format: bytes }
-                """);
-        Path cases = dir.resolve("job.cases.yaml");
-        Files.writeString(
-                cases,
+                """,
                 """
                 cases:
                   - name: JSON read, bytes written
@@ -225,9 +200,6 @@ class ExamplesTest {
                       notes:
                         - { key: n, value: "a {note" }
                 """);
-        Run run = weir("test", "--config", job.toString(), "--cases", cases.toString());
-        assertEquals(0, run.exit(), run.out() + run.err());
-        assertTrue(run.out().contains("1 passed, 0 failed"), run.out());
     }
 
     @Test
@@ -259,5 +231,15 @@ class ExamplesTest {
                     : weir(command, "--config", job.toString());
             assertEquals(2, run.exit(), command);
         }
+    }
+
+    /** Writes a job and its cases into {@code dir}, runs {@code weir test} and expects one case to pass. */
+    private static Path passes(Path dir, String jobYaml, String casesYaml) throws IOException {
+        Path job = Files.writeString(dir.resolve("job.yaml"), jobYaml);
+        Path cases = Files.writeString(dir.resolve("job.cases.yaml"), casesYaml);
+        Run run = weir("test", "--config", job.toString(), "--cases", cases.toString());
+        assertEquals(0, run.exit(), run.out() + run.err());
+        assertTrue(run.out().contains("1 passed, 0 failed"), run.out());
+        return job;
     }
 }
