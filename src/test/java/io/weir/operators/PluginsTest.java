@@ -51,6 +51,31 @@ class PluginsTest {
             sources = files.filter(p -> p.toString().endsWith(".java")).collect(Collectors.toList());
         }
         sources.add(helper);
+        // A processor of text records, for a job whose source is format: string.
+        Path shout = helper.resolveSibling("Shout.java");
+        Files.writeString(
+                shout,
+                """
+                package com.example;
+
+                import io.weir.api.Output;
+                import io.weir.api.Processor;
+                import io.weir.api.ProcessorContext;
+                import io.weir.api.Record;
+                import java.util.Map;
+
+                /** Emits {"text": the value in capitals} for a text value. */
+                public class Shout implements Processor {
+                    @Override
+                    public void open(ProcessorContext context) {}
+
+                    @Override
+                    public void process(Record record, Output out) {
+                        out.emit(Map.of("text", ((String) record.value()).toUpperCase()));
+                    }
+                }
+                """);
+        sources.add(shout);
         ExamplePlugin.compile(sources, classes);
         plugins = Files.createDirectories(temp.resolve("plugins"));
         ExamplePlugin.jar(classes, plugins.resolve("fraud-flag.jar"));
@@ -71,6 +96,45 @@ class PluginsTest {
                 "processing.plugins=" + plugins);
         assertEquals(0, exit, out.toString());
         assertTrue(out.toString().contains("2 passed, 0 failed"), out.toString());
+    }
+
+    @Test
+    void aProcessorOfTextRecordsGetsTheSourcesTextAndItsOutputCrossesARepartitionAsJson() throws Exception {
+        Path job = Files.writeString(
+                temp.resolve("shout.yaml"),
+                """
+                application: shout
+                kafka: { bootstrap: localhost:9092 }
+                pipeline:
+                  - source: { topic: lines, format: string }
+                  - process: { class: com.example.Shout }
+                  - key-by: value.text
+                  - sink: { topic: out, format: json }
+                """);
+        Path cases = Files.writeString(
+                temp.resolve("shout.cases.yaml"),
+                """
+                cases:
+                  - name: text in, objects out
+                    input:
+                      - { key: a, value: "not {json" }
+                    expect:
+                      out:
+                        - { key: "NOT {JSON", value: { text: "NOT {JSON" } }
+                """);
+        java.io.StringWriter out = new java.io.StringWriter();
+        picocli.CommandLine cli = new picocli.CommandLine(new io.weir.cli.WeirCommand());
+        cli.setOut(new java.io.PrintWriter(out));
+        int exit = cli.execute(
+                "test",
+                "--config",
+                job.toString(),
+                "--cases",
+                cases.toString(),
+                "--set",
+                "processing.plugins=" + plugins);
+        assertEquals(0, exit, out.toString());
+        assertTrue(out.toString().contains("1 passed, 0 failed"), out.toString());
     }
 
     /** Where the example operator's jar is, for integration tests that run its job. */
