@@ -23,8 +23,9 @@ import java.util.Locale;
 /**
  * A job cut into stages. Stage 0 reads the source topic; every {@code key-by} ends its stage with a
  * write to {@code <app>-repartition-<n>}, which stage n reads (keys in JSON; values in the
- * source's format, or in JSON once a step of the stage replaced them). Each stage's tasks are stage × partition; the stage's name prefixes their names, and
- * stage 0 is named after the application so the running-totals job keeps its task names.
+ * source's format, or in JSON once a step of the stage replaced them). Each stage's tasks are
+ * stage × partition; the stage's name prefixes their names, and stage 0 is named after the
+ * application so the running-totals job keeps its task names.
  */
 public record Plan(String application, SourceStep source, List<StagePlan> stages, List<TopicPlan> topics) {
 
