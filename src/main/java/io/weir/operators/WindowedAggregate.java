@@ -66,9 +66,14 @@ public final class WindowedAggregate implements Operator {
         this.open = context.state().mapState(STATE, Serde.LONG, new Accumulators(aggregate.rowLength() + 1));
     }
 
-    /** When window {@code [.., end)} closes: the watermark at which its timer fires. */
+    /**
+     * When window {@code [.., end)} closes: the watermark at which its timer fires. A record at or
+     * above the watermark is never late, and a session takes a record at its end too (sessions that
+     * touch merge), so a session closes a millisecond after a fixed window with the same end would.
+     */
     private long closesAt(long end) {
-        return Windows.saturatedAdd(end, latenessMs);
+        long last = windows.kind() == Windows.Kind.SESSION ? Windows.saturatedAdd(end, 1) : end;
+        return Windows.saturatedAdd(last, latenessMs);
     }
 
     private boolean closed(long end) {

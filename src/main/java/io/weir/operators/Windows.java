@@ -7,9 +7,10 @@ import java.util.List;
  * Which event-time windows a record belongs to. Windows are half-open, {@code [start, end)}, in
  * epoch milliseconds. Tumbling windows are hopping windows whose advance is their size; both are
  * aligned to the epoch (a window starts at a multiple of the advance). A session window of a key
- * starts at a record and ends {@code gap} after the last record within it: a record less than
+ * starts at a record and ends {@code gap} after the last record within it: a record at most
  * {@code gap} after a session's last record (or before its first) joins it, merging sessions it
- * bridges.
+ * bridges — sessions that touch merge, as in Flink and Kafka Streams, so two records exactly
+ * {@code gap} apart are one session.
  */
 public record Windows(Kind kind, long size, long advance, long gap) {
     /** The window types of the configuration. */
@@ -59,9 +60,12 @@ public record Windows(Kind kind, long size, long advance, long gap) {
         return new long[] {ts, saturatedAdd(ts, gap)};
     }
 
-    /** Whether session {@code [start, end)} and the new one of a record at {@code ts} merge. */
+    /**
+     * Whether session {@code [start, end)} and the new one of a record at {@code ts},
+     * {@code [ts, ts + gap)}, merge: when they overlap or touch.
+     */
     public boolean joins(long start, long end, long ts) {
-        return start < saturatedAdd(ts, gap) && ts < end;
+        return start <= saturatedAdd(ts, gap) && ts <= end;
     }
 
     static long saturatedAdd(long a, long b) {

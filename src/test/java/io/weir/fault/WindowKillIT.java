@@ -333,13 +333,15 @@ class WindowKillIT {
         int perUser = 400;
         long gap = 2_000;
         long bound = 500;
-        // Each user clicks every 0.2-1.2 s, with a pause of 3 s (a new session) now and then.
+        // Each user clicks every 0.2-1.2 s, with a pause of 3 s (a new session) now and then, and
+        // now and then exactly the gap (still the same session: sessions that touch merge).
         List<long[]> all = new ArrayList<>(); // {ts, user, sendOrder}
         Map<String, List<Long>> perUserTimes = new HashMap<>();
         for (int u = 0; u < users; u++) {
             long t = BASE + random.nextInt(1_000);
             for (int i = 0; i < perUser; i++) {
-                t += random.nextInt(10) == 0 ? 3_000 : 200 + random.nextInt(1_000);
+                int draw = random.nextInt(20);
+                t += draw == 0 ? 3_000 : draw == 1 ? gap : 200 + random.nextInt(1_000);
                 all.add(new long[] {t, u, t + random.nextInt(400)});
                 perUserTimes.computeIfAbsent("u" + u, k -> new ArrayList<>()).add(t);
             }
@@ -372,8 +374,8 @@ class WindowKillIT {
             long last = start;
             int n = 0;
             for (long t : times) {
-                if (t - last >= gap) {
-                    if (last + gap <= finalWatermark) {
+                if (t - last > gap) {
+                    if (last + gap < finalWatermark) {
                         closed.put(u.getKey() + "@" + start, new long[] {n, last + gap});
                     }
                     start = t;
@@ -382,7 +384,7 @@ class WindowKillIT {
                 last = t;
                 n++;
             }
-            if (last + gap <= finalWatermark) {
+            if (last + gap < finalWatermark) {
                 closed.put(u.getKey() + "@" + start, new long[] {n, last + gap});
             }
         }

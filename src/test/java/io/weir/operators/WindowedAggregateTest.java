@@ -99,10 +99,28 @@ class WindowedAggregateTest {
         assertEquals(2, windowsInState(h), "1.5 s apart with a gap of 1 s: two sessions");
         record(h, "u1", 1, 800);
         assertEquals(1, windowsInState(h), "a record 0.8 s after the first and 0.7 s before the second merges them");
-        List<Event> out = h.advanceWatermark(2_500);
+        List<Event> out = h.advanceWatermark(2_501); // past the end: a record at 2,500 would still join
         assertEquals(
                 Map.of("user", "u1", "windowStart", 0L, "windowEnd", 2_500L, "count", 3L, "sum", 3L),
                 out.get(0).value());
+        assertEquals(1, out.size());
+    }
+
+    @Test
+    void recordsExactlyAGapApartAreOneSessionWhichClosesOnceTheWatermarkPassesItsEnd() throws Exception {
+        OperatorHarness h = harness(Windows.session(1_000), 0, WindowedAggregate.Emit.ON_CLOSE);
+        record(h, "u1", 1, 0);
+        record(h, "u1", 1, 1_000);
+        assertEquals(1, windowsInState(h), "1 s apart with a gap of 1 s: sessions that touch merge");
+        assertEquals(List.of(), h.advanceWatermark(2_000), "a record at 2,000 would still join [0, 2000)");
+        record(h, "u1", 1, 2_000);
+        assertEquals(1, windowsInState(h), "the record at the session's end joined it");
+        assertEquals(List.of(), h.advanceWatermark(3_000));
+        List<Event> out = h.advanceWatermark(3_001);
+        assertEquals(
+                Map.of("user", "u1", "windowStart", 0L, "windowEnd", 3_000L, "count", 3L, "sum", 3L),
+                out.get(0).value());
+        assertEquals(2_999L, out.get(0).timestamp(), "the session's last millisecond");
         assertEquals(1, out.size());
     }
 

@@ -47,7 +47,7 @@ class WindowsProperties {
 
     /**
      * Records of one key, in any order (nothing late): the sessions the operator keeps are the
-     * model's, which sorts the timestamps and cuts where two neighbours are at least a gap apart.
+     * model's, which sorts the timestamps and cuts where two neighbours are more than a gap apart.
      */
     @Property
     void sessionsMergeAsTheModelSays(
@@ -67,7 +67,7 @@ class WindowsProperties {
         long last = start;
         long n = 0;
         for (int t : sorted) {
-            if (t - last >= gap) {
+            if (t - last > gap) {
                 model.put(start, new long[] {last + gap, n});
                 start = t;
                 n = 0;
