@@ -159,6 +159,12 @@ public final class WindowedAggregate implements Operator {
         for (Map.Entry<Long, Object[]> e : open.entries()) {
             long end = (Long) e.getValue()[0];
             if (closesAt(end) > timer.timestamp()) {
+                if (windows.kind() == Windows.Kind.SESSION) {
+                    // A session checkpointed by a version that closed sessions at their end has its
+                    // timer there, a millisecond early: it gets the one it needs now (registering a
+                    // timer that exists changes nothing).
+                    context.timers().registerEventTime(closesAt(end));
+                }
                 continue;
             }
             open.remove(e.getKey());

@@ -8,6 +8,7 @@ import io.weir.dataflow.Event;
 import io.weir.dataflow.LateRecordException;
 import io.weir.fixtures.OperatorHarness;
 import io.weir.state.MemoryStateStore;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -122,6 +123,22 @@ class WindowedAggregateTest {
                 out.get(0).value());
         assertEquals(2_999L, out.get(0).timestamp(), "the session's last millisecond");
         assertEquals(1, out.size());
+    }
+
+    @Test
+    void aSessionWhoseTimerIsAtItsEndFromAnEarlierVersionStillClosesOnce() throws Exception {
+        OperatorHarness h = harness(Windows.session(1_000), 0, WindowedAggregate.Emit.ON_CLOSE);
+        record(h, "u1", 1, 0);
+        // As a checkpoint of the version that closed sessions at their end holds it: the timer at
+        // 1,000 instead of 1,001.
+        h.state.setCurrentKey("u1".getBytes(StandardCharsets.UTF_8));
+        h.context().timers().deleteEventTime(1_001);
+        h.context().timers().registerEventTime(1_000);
+        assertEquals(List.of(), h.advanceWatermark(1_000), "a record at 1,000 would still join");
+        List<Event> out = h.advanceWatermark(1_001);
+        assertEquals(1, out.size(), "closed by the timer the early one put in its place");
+        assertEquals(1_000L, ((Map<?, ?>) out.get(0).value()).get("windowEnd"));
+        assertEquals(List.of(), h.advanceWatermark(Long.MAX_VALUE), "and only once");
     }
 
     @Test
