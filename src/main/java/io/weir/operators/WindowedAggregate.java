@@ -19,8 +19,8 @@ import java.util.Map;
  * {@link Aggregate}, one row per open window. The output holds the key under key-as, then
  * {@code windowStart} and {@code windowEnd} (epoch ms), then the aggregates.
  *
- * <p>A window closes once the task's watermark reaches its end plus {@code lateness}: an event-time
- * timer at that time fires, sends the window's final row ({@link Emit#ON_CLOSE}; its timestamp is
+ * <p>A window closes once the task's watermark reaches its end plus {@code lateness} (a session one
+ * millisecond later: a record at its end still joins it): an event-time timer at that time fires, sends the window's final row ({@link Emit#ON_CLOSE}; its timestamp is
  * the window's last millisecond) and deletes the window from state, so state holds open windows
  * only. {@link Emit#EVERY_UPDATE} sends the window's row after each record instead, and nothing at
  * the close. A record all of whose windows are closed is late: {@link LateRecordException} sends it
@@ -159,10 +159,10 @@ public final class WindowedAggregate implements Operator {
         for (Map.Entry<Long, Object[]> e : open.entries()) {
             long end = (Long) e.getValue()[0];
             if (closesAt(end) > timer.timestamp()) {
-                if (windows.kind() == Windows.Kind.SESSION) {
+                if (windows.kind() == Windows.Kind.SESSION
+                        && timer.timestamp() == Windows.saturatedAdd(end, latenessMs)) {
                     // A session checkpointed by a version that closed sessions at their end has its
-                    // timer there, a millisecond early: it gets the one it needs now (registering a
-                    // timer that exists changes nothing).
+                    // timer there, a millisecond early: it gets the one it needs now.
                     context.timers().registerEventTime(closesAt(end));
                 }
                 continue;
