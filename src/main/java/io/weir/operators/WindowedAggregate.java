@@ -20,9 +20,9 @@ import java.util.Map;
  * {@code windowStart} and {@code windowEnd} (epoch ms), then the aggregates.
  *
  * <p>A window closes once the task's watermark reaches its end plus {@code lateness} (a session one
- * millisecond later: a record at its end still joins it): an event-time timer at that time fires, sends the window's final row ({@link Emit#ON_CLOSE}; its timestamp is
- * the window's last millisecond) and deletes the window from state, so state holds open windows
- * only. {@link Emit#EVERY_UPDATE} sends the window's row after each record instead, and nothing at
+ * millisecond later: a record at its end still joins it): an event-time timer at that time fires,
+ * sends the window's final row ({@link Emit#ON_CLOSE}; its timestamp is the window's last
+ * millisecond) and deletes the window from state, so state holds open windows only. {@link Emit#EVERY_UPDATE} sends the window's row after each record instead, and nothing at
  * the close. A record all of whose windows are closed is late: {@link LateRecordException} sends it
  * to the late topic or the dead-letter topic (a hopping record still counts in the windows that are
  * open). Restored state and the restored watermark agree, so a restart neither sends a closed

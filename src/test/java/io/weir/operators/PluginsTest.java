@@ -83,19 +83,7 @@ class PluginsTest {
 
     @Test
     void theExampleJobsCasesPassWithWeirTest() {
-        java.io.StringWriter out = new java.io.StringWriter();
-        picocli.CommandLine cli = new picocli.CommandLine(new io.weir.cli.WeirCommand());
-        cli.setOut(new java.io.PrintWriter(out));
-        int exit = cli.execute(
-                "test",
-                "--config",
-                "examples/custom-operator/job.yaml",
-                "--cases",
-                "examples/custom-operator/job.cases.yaml",
-                "--set",
-                "processing.plugins=" + plugins);
-        assertEquals(0, exit, out.toString());
-        assertTrue(out.toString().contains("2 passed, 0 failed"), out.toString());
+        weirTest("examples/custom-operator/job.yaml", "examples/custom-operator/job.cases.yaml", 2);
     }
 
     @Test
@@ -122,19 +110,17 @@ class PluginsTest {
                       out:
                         - { key: "NOT {JSON", value: { text: "NOT {JSON" } }
                 """);
+        weirTest(job.toString(), cases.toString(), 1);
+    }
+
+    /** Runs {@code weir test} with the plugin jar and expects {@code passed} cases to pass, none to fail. */
+    private static void weirTest(String job, String cases, int passed) {
         java.io.StringWriter out = new java.io.StringWriter();
         picocli.CommandLine cli = new picocli.CommandLine(new io.weir.cli.WeirCommand());
         cli.setOut(new java.io.PrintWriter(out));
-        int exit = cli.execute(
-                "test",
-                "--config",
-                job.toString(),
-                "--cases",
-                cases.toString(),
-                "--set",
-                "processing.plugins=" + plugins);
+        int exit = cli.execute("test", "--config", job, "--cases", cases, "--set", "processing.plugins=" + plugins);
         assertEquals(0, exit, out.toString());
-        assertTrue(out.toString().contains("1 passed, 0 failed"), out.toString());
+        assertTrue(out.toString().contains(passed + " passed, 0 failed"), out.toString());
     }
 
     /** Where the example operator's jar is, for integration tests that run its job. */
