@@ -401,7 +401,14 @@ public final class Instance implements AutoCloseable {
             followLoop.shutdownNow(); // a close that ran meanwhile did not see it
         }
         took.mark("state and clients");
-        countsChecked.await();
+        try {
+            countsChecked.await();
+        } catch (IOException | RuntimeException e) {
+            // The source loop may have joined the group meanwhile (static membership: it would hold
+            // its partitions until the session timeout, and `weir rescale` would wait for it).
+            source.shutdownAndLeave();
+            throw e;
+        }
         took.mark("partition counts");
         LOG.info(
                 "{} started as instance {} ({}, {} partitions per input; start-up checks: {})",
