@@ -2,7 +2,6 @@ package io.weir.dataflow;
 
 import io.weir.checkpoint.BarrierDecision;
 import io.weir.checkpoint.BarrierHandler;
-import io.weir.checkpoint.EpochOutput;
 import io.weir.element.Barrier;
 import io.weir.element.Element;
 import io.weir.element.Header;
@@ -11,14 +10,8 @@ import io.weir.element.Record;
 import io.weir.element.Watermark;
 import io.weir.state.KeyedState;
 import io.weir.state.SnapshotPart;
-import io.weir.state.Timer;
-import io.weir.state.TimerDomain;
-import io.weir.state.Timers;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,12 +24,14 @@ import org.slf4j.LoggerFactory;
  * the broker ({@link Channel#behind()}), no record is taken from the others. A bad record goes to the dead-letter topic
  * in the same epoch as the outputs, so it is written exactly once too.
  *
- * <p>Threading: owned by one worker thread; only the producer's send callback touches
- * {@link #sendFailure}, to hand an error to the owner.
+ * <p>Its operators run in its {@link OperatorChain}; what it writes goes through its
+ * {@link TaskOutput}.
+ *
+ * <p>Threading: owned by one worker thread; only the producer's send callback touches its output's
+ * send failure ({@link TaskOutput}), to hand an error to the owner.
  */
 public final class Task {
     private static final Logger LOG = LoggerFactory.getLogger(Task.class);
-    private static final long PROCESSING_TIMER_PERIOD_MS = 10;
     private static final String WATERMARKS = "watermarks";
     /** Header of a watermark marker: the upstream task's watermark, or "idle". */
     public static final String MARKER = "weir.watermark";
@@ -51,27 +46,15 @@ public final class Task {
     private final BarrierHandler barriers;
     private final KeyedState state;
     private final TaskEnvironment env;
-    private final Operator[] operators;
-    private final String[] steps;
     private final InputPartition[] inputs;
     /** Per channel: the side input it belongs to, null for the stage's own input. */
     private final Stage.SideInput[] sides;
 
-    private final Collector[] downstream;
+    private final OperatorChain chain;
     private final WatermarkTracker time;
     private final Watermarks watermarks;
     private final OperatorContext timestampContext;
-    private final AtomicReference<Exception> sendFailure = new AtomicReference<>();
-    private final java.util.function.Consumer<Exception> onSendFailure = e -> sendFailure.compareAndSet(null, e);
-    private EpochOutput output;
-    /** Outputs made in the current batch, sent at its end (see {@link PendingSends}). */
-    private final PendingSends pending = new PendingSends();
-    /** The output topic {@link #send} looked up last, and its record size limit. */
-    private String limitTopic;
-
-    private int limit;
-
-    private long watermark = Long.MIN_VALUE;
+    private final TaskOutput output;
     /** The watermark and idleness last written as markers downstream. */
     private long markedWatermark = Long.MIN_VALUE;
 
@@ -80,14 +63,8 @@ public final class Task {
     private long lastSnapshotAt;
 
     private boolean snapshotPrepared;
-    /** Records read and written since the shared counters were last told (once per {@link #run}). */
+    /** Records read since the shared counters were last told (once per {@link #run}). */
     private long countedIn;
-
-    private long countedOut;
-    private long nextProcessingTimerCheck;
-    private Channel currentInput;
-    private long currentOffset = -1;
-    private RecordKey currentKey;
 
     /** The task watermark {@code state}'s checkpointed watermarks hold; MIN_VALUE when none. */
     public static long recordedWatermark(KeyedState state) {
@@ -121,7 +98,7 @@ public final class Task {
         this.barriers = new BarrierHandler(channels.size(), env.align()).startingAfter(firstEpoch - 1);
         this.state = state;
         this.env = env;
-        this.output = env.outputs().output(firstEpoch);
+        this.output = new TaskOutput(name, stage.name(), env, firstEpoch);
         this.inputs = channels.stream().map(c -> InputPartition.parse(c.name())).toArray(InputPartition[]::new);
         this.watermarks = stage.watermarks();
         this.time = new WatermarkTracker(
@@ -136,28 +113,16 @@ public final class Task {
                 time.exclude(i);
             }
         }
-        this.timestampContext = context("timestamp");
         this.lastSnapshotAt = env.clock().getAsLong();
+        long watermark = Long.MIN_VALUE;
         byte[] restoredTime = state.taskEntry(WATERMARKS);
         if (restoredTime != null) {
             time.restore(restoredTime);
             watermark = time.watermark();
             markedWatermark = watermark;
         }
-        this.operators = new Operator[stage.operators().size()];
-        this.steps = new String[operators.length];
-        for (int i = 0; i < operators.length; i++) {
-            operators[i] = stage.operators().get(i).factory().get();
-            steps[i] = stage.operators().get(i).step();
-        }
-        this.downstream = new Collector[operators.length];
-        for (int i = 0; i < operators.length; i++) {
-            int next = i + 1;
-            downstream[i] = e -> invoke(next, e);
-        }
-        for (int i = 0; i < operators.length; i++) {
-            operators[i].open(context(ownerOf(i)));
-        }
+        this.chain = new OperatorChain(name, stage, state, env, output, inputs, watermark);
+        this.timestampContext = chain.context("timestamp");
     }
 
     public String name() {
@@ -182,7 +147,7 @@ public final class Task {
             int done = runElements(budget);
             // A task that ran out of input sends now; one with more to do may leave its outputs
             // for its next batch while the other worker is sending.
-            sendPending(done < budget);
+            output.sendPending(done < budget);
             return done;
         } finally {
             // Shared counters are contended between workers: told once per run, not per record.
@@ -190,15 +155,12 @@ public final class Task {
                 env.counters().recordsIn.add(countedIn);
                 countedIn = 0;
             }
-            if (countedOut > 0) {
-                env.counters().recordsOut.add(countedOut);
-                countedOut = 0;
-            }
+            output.tellCounters();
         }
     }
 
     private int runElements(int budget) throws Exception {
-        throwSendFailure();
+        output.throwSendFailure();
         int done = 0;
         while (done < budget) {
             Channel channel = nextChannel();
@@ -215,7 +177,7 @@ public final class Task {
             }
             done++;
         }
-        fireProcessingTimers();
+        chain.fireProcessingTimers();
         if (!snapshotPrepared && env.clock().getAsLong() - lastSnapshotAt >= env.prepareSnapshotAfterMs()) {
             snapshotPrepared = true;
             state.store().prepareSnapshot();
@@ -265,10 +227,9 @@ public final class Task {
         }
         countedIn++;
         state.setCurrentKey(record.key());
-        currentInput = channel;
-        currentOffset = record.offset();
         Stage.SideInput side = sides[channel.index()];
-        currentKey = RecordKey.ofBytes(record.key(), side == null ? stage.keyCodec() : side.keyCodec());
+        RecordKey key = RecordKey.ofBytes(record.key(), side == null ? stage.keyCodec() : side.keyCodec());
+        chain.enter(channel, record.offset(), key);
         long timestamp = Long.MIN_VALUE;
         boolean timed = false;
         try {
@@ -282,7 +243,7 @@ public final class Task {
                         : side.valueCodec().decode(record.value());
             }
             Codec format = side == null ? stage.valueCodec() : side.valueCodec();
-            Event event = new Event(currentKey, value, record.timestamp(), record.headers(), record.value(), format);
+            Event event = new Event(key, value, record.timestamp(), record.headers(), record.value(), format);
             TimestampAssigner assigner = side == null ? watermarks.timestamps() : side.timestamps();
             if (assigner != null && value != null) {
                 try {
@@ -293,12 +254,12 @@ public final class Task {
             }
             timestamp = event.timestamp();
             timed = true;
-            invoke(side == null ? 0 : side.operator(), event);
+            chain.invoke(side == null ? 0 : side.operator(), event);
         } catch (LateRecordException e) {
             env.counters().late.increment();
-            deadLetter(channel, record, e, e.topic() == null ? stage.deadLetterTopic() : e.topic());
+            output.deadLetter(channel, record, e, e.topic() == null ? stage.deadLetterTopic() : e.topic());
         } catch (BadRecordException e) {
-            deadLetter(channel, record, e, stage.deadLetterTopic());
+            output.deadLetter(channel, record, e, stage.deadLetterTopic());
         }
         if (stage.eventTime() && !watermarks.fromUpstream()) {
             // A partition's watermark is the highest timestamp read from it less the disorder
@@ -337,92 +298,6 @@ public final class Task {
         return true;
     }
 
-    /** Runs operator {@code index} of the chain on {@code event}; past the last one, nothing remains. */
-    private void invoke(int index, Event event) {
-        if (index == operators.length) {
-            return;
-        }
-        try {
-            operators[index].process(event, downstream[index]);
-        } catch (BadRecordException e) {
-            throw e.at(steps[index]);
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Exception e) {
-            throw new OperatorFailure(name, e);
-        }
-    }
-
-    private void send(String topic, byte[] key, byte[] value, long timestamp, List<Header> headers) {
-        int size = RecordLimits.sizeUpperBound(key, value, headers);
-        if (topic != limitTopic) { // a sink sends to one topic: its limit is looked up once
-            limitTopic = topic;
-            limit = env.limits().maxBytes().applyAsInt(topic);
-        }
-        int max = limit;
-        if (size > max) {
-            throw new BadRecordException("an output record of about " + size + " bytes exceeds the limit of " + max
-                    + " bytes of topic " + topic);
-        }
-        hold(topic, -1, key, value, timestamp, headers);
-        countedOut++;
-    }
-
-    private void deadLetter(Channel channel, Record record, BadRecordException e, String topic) {
-        List<Header> headers = new ArrayList<>(record.headers());
-        headers.add(header("weir.error", e.getMessage()));
-        if (e.step() != null) {
-            headers.add(header("weir.step", e.step()));
-        }
-        if (e.expression() != null) {
-            headers.add(header("weir.expression", e.expression()));
-        }
-        headers.add(header("weir.stage", stage.name()));
-        headers.add(header("weir.task", name));
-        headers.add(header("weir.source", channel.name()));
-        int dash = channel.name().lastIndexOf('-');
-        headers.add(header("weir.topic", channel.name().substring(0, dash)));
-        headers.add(header("weir.partition", channel.name().substring(dash + 1)));
-        headers.add(header("weir.offset", Long.toString(record.offset())));
-        byte[] key = record.key();
-        byte[] value = record.value();
-        int max = env.limits().maxBytes().applyAsInt(topic);
-        if (RecordLimits.sizeUpperBound(key, value, headers) > max) {
-            env.counters().oversizedDeadLetters.increment();
-            List<Header> provenance =
-                    new ArrayList<>(headers.subList(record.headers().size(), headers.size()));
-            if (RecordLimits.sizeUpperBound(null, null, headers) > max / 2) {
-                // The original headers alone are too large: keep only ours.
-                provenance.add(header(
-                        "weir.headers-dropped",
-                        Integer.toString(record.headers().size())));
-                headers = provenance;
-            }
-            int room = max - RecordLimits.sizeUpperBound(null, null, headers) - 200;
-            if (!env.limits().truncateDeadLetters()) {
-                room = 0;
-            }
-            if (key != null && key.length > room / 2) {
-                headers.add(header("weir.key-truncated", Integer.toString(key.length)));
-                key = Arrays.copyOf(key, Math.max(0, room / 2));
-            }
-            int valueRoom = room - (key == null ? 0 : key.length);
-            if (value != null && value.length > valueRoom) {
-                headers.add(header("weir.value-truncated", Integer.toString(value.length)));
-                value = Arrays.copyOf(value, Math.max(0, valueRoom));
-            }
-        }
-        hold(topic, -1, key, value, record.timestamp(), headers);
-        if (!(e instanceof LateRecordException)) {
-            env.counters().deadLetters.increment();
-        }
-        LOG.debug("{}: record at {}@{} sent to {}: {}", name, channel, record.offset(), topic, e.getMessage());
-    }
-
-    private static Header header(String key, String value) {
-        return new Header(key, String.valueOf(value).getBytes(StandardCharsets.UTF_8));
-    }
-
     private void handle(BarrierDecision decision) throws Exception {
         if (decision instanceof BarrierDecision.Snapshot s) {
             snapshot(s.checkpointId());
@@ -446,10 +321,7 @@ public final class Task {
             state.putTaskEntry(WATERMARKS, time.snapshot());
         }
         SnapshotPart part = state.store().snapshot(checkpointId);
-        sendPending(true);
-        output.flush();
-        throwSendFailure();
-        output = env.outputs().output(checkpointId + 1);
+        output.endEpoch(checkpointId);
         lastSnapshotAt = env.clock().getAsLong();
         snapshotPrepared = false;
         env.acks().acknowledge(name, checkpointId, part, lastSnapshotAt - started);
@@ -463,11 +335,7 @@ public final class Task {
 
     /** The task's watermark advanced: event-time timers due fire, then operators hear of it. */
     private void advanceWatermark() throws Exception {
-        watermark = time.watermark();
-        fireTimers(TimerDomain.EVENT_TIME, watermark);
-        for (int i = 0; i < operators.length; i++) {
-            operators[i].onWatermark(watermark, downstream[i]);
-        }
+        chain.advanceWatermark(time.watermark());
     }
 
     /**
@@ -482,144 +350,23 @@ public final class Task {
             return;
         }
         boolean idle = time.idle();
+        long watermark = chain.watermark();
         if (idle == markedIdle && (idle || watermark <= markedWatermark)) {
             return;
         }
         markedIdle = idle;
         markedWatermark = watermark;
         List<Header> headers = List.of(
-                header(MARKER, idle ? "idle" : Long.toString(watermark)),
-                header(MARKER_TASK, name),
-                header(
+                TaskOutput.header(MARKER, idle ? "idle" : Long.toString(watermark)),
+                TaskOutput.header(MARKER_TASK, name),
+                TaskOutput.header(
                         MARKER_TASKS,
                         Integer.toString(output.partitions(stage.inputTopics().get(0)))));
         int partitions = output.partitions(topic);
         for (int p = 0; p < partitions; p++) {
-            hold(topic, p, null, null, -1, headers);
+            output.hold(topic, p, null, null, -1, headers);
         }
-        sendPending(true); // weir test calls this between runs
-    }
-
-    private void hold(String topic, int partition, byte[] key, byte[] value, long timestamp, List<Header> headers) {
-        if (pending.size() >= PendingSends.BURST) {
-            sendPending(pending.size() >= PendingSends.MAX);
-        }
-        pending.add(topic, partition, key, value, timestamp, headers);
-    }
-
-    /**
-     * Sends the outputs held, in one burst under the execution's send turn; unless {@code now},
-     * only when no other task holds the turn (they are then kept for a later call).
-     */
-    private void sendPending(boolean now) {
-        if (pending.isEmpty()) {
-            return;
-        }
-        java.util.concurrent.locks.Lock turn = env.sendTurn();
-        if (now) {
-            turn.lock();
-        } else if (!turn.tryLock()) {
-            return;
-        }
-        try {
-            pending.sendTo(output, onSendFailure, sendFailure);
-        } finally {
-            turn.unlock();
-        }
-    }
-
-    private void fireProcessingTimers() throws Exception {
-        long now = env.clock().getAsLong();
-        if (now >= nextProcessingTimerCheck) {
-            nextProcessingTimerCheck = now + PROCESSING_TIMER_PERIOD_MS;
-            fireTimers(TimerDomain.PROCESSING_TIME, now);
-        }
-    }
-
-    private void fireTimers(TimerDomain domain, long upTo) throws Exception {
-        List<Timer> due = state.takeDueTimers(domain, upTo);
-        while (!due.isEmpty()) {
-            for (Timer timer : due) {
-                int owner = Integer.parseInt(timer.owner());
-                state.setCurrentKey(timer.key());
-                currentInput = null;
-                currentOffset = -1;
-                currentKey = RecordKey.ofBytes(timer.key().length == 0 ? null : timer.key(), stage.keyCodec());
-                try {
-                    operators[owner].onTimer(timer, downstream[owner]);
-                } catch (BadRecordException e) {
-                    // No input record to send to the dead-letter topic: the timer's output is lost, said here.
-                    LOG.warn(
-                            "{}: {} failed on a timer at {}: {}",
-                            name,
-                            steps[owner],
-                            timer.timestamp(),
-                            e.getMessage());
-                }
-            }
-            due = state.takeDueTimers(domain, upTo);
-        }
-    }
-
-    private void throwSendFailure() throws Exception {
-        Exception e = sendFailure.get();
-        if (e != null) {
-            throw new OperatorFailure(name + ": sending output failed", e);
-        }
-    }
-
-    private static String ownerOf(int operatorIndex) {
-        return Integer.toString(operatorIndex);
-    }
-
-    private OperatorContext context(String owner) {
-        Timers timers = state.timers(owner);
-        return new OperatorContext() {
-            @Override
-            public KeyedState state() {
-                return state;
-            }
-
-            @Override
-            public Timers timers() {
-                return timers;
-            }
-
-            @Override
-            public String taskName() {
-                return name;
-            }
-
-            @Override
-            public long currentProcessingTime() {
-                return env.clock().getAsLong();
-            }
-
-            @Override
-            public long currentWatermark() {
-                return watermark;
-            }
-
-            @Override
-            public InputPartition currentInput() {
-                return currentInput == null ? null : inputs[currentInput.index()];
-            }
-
-            @Override
-            public long currentOffset() {
-                return currentOffset;
-            }
-
-            @Override
-            public RecordKey currentKey() {
-                return currentKey;
-            }
-
-            @Override
-            public void send(String topic, byte[] key, byte[] value, long timestamp, List<Header> headers) {
-                Task.this.send(topic, key, value, timestamp, headers);
-            }
-        };
+        output.sendPending(true); // weir test calls this between runs
     }
 
     /** A failure of an operator or of the task's output: ends the execution and fails over. */

@@ -1,0 +1,187 @@
+package io.weir.dataflow;
+
+import io.weir.checkpoint.EpochOutput;
+import io.weir.element.Header;
+import io.weir.element.Record;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a task writes, to the output of its current epoch: its operators' records (within their
+ * topic's size limit), dead letters and watermark markers, held until the end of a batch
+ * ({@link PendingSends}) and sent under the execution's send turn.
+ *
+ * <p>Threading: owned by its task's worker thread; only the producer's send callback touches
+ * {@link #sendFailure}, to hand an error to the owner.
+ */
+final class TaskOutput {
+    /** Logs as its task. */
+    private static final Logger LOG = LoggerFactory.getLogger(Task.class);
+
+    private final String name;
+    private final String stage;
+    private final TaskEnvironment env;
+    private final AtomicReference<Exception> sendFailure = new AtomicReference<>();
+    private final java.util.function.Consumer<Exception> onSendFailure = e -> sendFailure.compareAndSet(null, e);
+    private EpochOutput output;
+    /** Outputs made in the current batch, sent at its end (see {@link PendingSends}). */
+    private final PendingSends pending = new PendingSends();
+    /** The output topic {@link #send} looked up last, and its record size limit. */
+    private String limitTopic;
+
+    private int limit;
+    /** Records written since the shared counters were last told (once per {@link Task#run}). */
+    private long countedOut;
+
+    /**
+     * @param name the task's name
+     * @param stage the task's stage's name
+     * @param firstEpoch the epoch written to first
+     */
+    TaskOutput(String name, String stage, TaskEnvironment env, long firstEpoch) {
+        this.name = name;
+        this.stage = stage;
+        this.env = env;
+        this.output = env.outputs().output(firstEpoch);
+    }
+
+    /** The epoch whose output this task writes now: the checkpoint its next barrier completes. */
+    long epoch() {
+        return output.epoch();
+    }
+
+    /** How many partitions {@code topic} has. */
+    int partitions(String topic) {
+        return output.partitions(topic);
+    }
+
+    /** Tells the shared counters of the records written since they were last told. */
+    void tellCounters() {
+        if (countedOut > 0) {
+            env.counters().recordsOut.add(countedOut);
+            countedOut = 0;
+        }
+    }
+
+    void send(String topic, byte[] key, byte[] value, long timestamp, List<Header> headers) {
+        int size = RecordLimits.sizeUpperBound(key, value, headers);
+        if (topic != limitTopic) { // a sink sends to one topic: its limit is looked up once
+            limitTopic = topic;
+            limit = env.limits().maxBytes().applyAsInt(topic);
+        }
+        int max = limit;
+        if (size > max) {
+            throw new BadRecordException("an output record of about " + size + " bytes exceeds the limit of " + max
+                    + " bytes of topic " + topic);
+        }
+        hold(topic, -1, key, value, timestamp, headers);
+        countedOut++;
+    }
+
+    void deadLetter(Channel channel, Record record, BadRecordException e, String topic) {
+        List<Header> headers = new ArrayList<>(record.headers());
+        headers.add(header("weir.error", e.getMessage()));
+        if (e.step() != null) {
+            headers.add(header("weir.step", e.step()));
+        }
+        if (e.expression() != null) {
+            headers.add(header("weir.expression", e.expression()));
+        }
+        headers.add(header("weir.stage", stage));
+        headers.add(header("weir.task", name));
+        headers.add(header("weir.source", channel.name()));
+        int dash = channel.name().lastIndexOf('-');
+        headers.add(header("weir.topic", channel.name().substring(0, dash)));
+        headers.add(header("weir.partition", channel.name().substring(dash + 1)));
+        headers.add(header("weir.offset", Long.toString(record.offset())));
+        byte[] key = record.key();
+        byte[] value = record.value();
+        int max = env.limits().maxBytes().applyAsInt(topic);
+        if (RecordLimits.sizeUpperBound(key, value, headers) > max) {
+            env.counters().oversizedDeadLetters.increment();
+            List<Header> provenance =
+                    new ArrayList<>(headers.subList(record.headers().size(), headers.size()));
+            if (RecordLimits.sizeUpperBound(null, null, headers) > max / 2) {
+                // The original headers alone are too large: keep only ours.
+                provenance.add(header(
+                        "weir.headers-dropped",
+                        Integer.toString(record.headers().size())));
+                headers = provenance;
+            }
+            int room = max - RecordLimits.sizeUpperBound(null, null, headers) - 200;
+            if (!env.limits().truncateDeadLetters()) {
+                room = 0;
+            }
+            if (key != null && key.length > room / 2) {
+                headers.add(header("weir.key-truncated", Integer.toString(key.length)));
+                key = Arrays.copyOf(key, Math.max(0, room / 2));
+            }
+            int valueRoom = room - (key == null ? 0 : key.length);
+            if (value != null && value.length > valueRoom) {
+                headers.add(header("weir.value-truncated", Integer.toString(value.length)));
+                value = Arrays.copyOf(value, Math.max(0, valueRoom));
+            }
+        }
+        hold(topic, -1, key, value, record.timestamp(), headers);
+        if (!(e instanceof LateRecordException)) {
+            env.counters().deadLetters.increment();
+        }
+        LOG.debug("{}: record at {}@{} sent to {}: {}", name, channel, record.offset(), topic, e.getMessage());
+    }
+
+    static Header header(String key, String value) {
+        return new Header(key, String.valueOf(value).getBytes(StandardCharsets.UTF_8));
+    }
+
+    void hold(String topic, int partition, byte[] key, byte[] value, long timestamp, List<Header> headers) {
+        if (pending.size() >= PendingSends.BURST) {
+            sendPending(pending.size() >= PendingSends.MAX);
+        }
+        pending.add(topic, partition, key, value, timestamp, headers);
+    }
+
+    /**
+     * Sends the outputs held, in one burst under the execution's send turn; unless {@code now},
+     * only when no other task holds the turn (they are then kept for a later call).
+     */
+    void sendPending(boolean now) {
+        if (pending.isEmpty()) {
+            return;
+        }
+        java.util.concurrent.locks.Lock turn = env.sendTurn();
+        if (now) {
+            turn.lock();
+        } else if (!turn.tryLock()) {
+            return;
+        }
+        try {
+            pending.sendTo(output, onSendFailure, sendFailure);
+        } finally {
+            turn.unlock();
+        }
+    }
+
+    /**
+     * Ends epoch n at checkpoint n: sends what is held and makes sure every record of epoch n is
+     * acknowledged before the first record of epoch n+1 is sent (else two producers could reorder a
+     * key's updates), then switches to epoch n+1's output.
+     */
+    void endEpoch(long checkpointId) throws Exception {
+        sendPending(true);
+        output.flush();
+        throwSendFailure();
+        output = env.outputs().output(checkpointId + 1);
+    }
+
+    void throwSendFailure() throws Exception {
+        Exception e = sendFailure.get();
+        if (e != null) {
+            throw new Task.OperatorFailure(name + ": sending output failed", e);
+        }
+    }
+}
