@@ -1,42 +1,21 @@
 package io.weir.app;
 
 import io.weir.checkpoint.TaskCheckpoint;
-import io.weir.dataflow.Stage;
-import io.weir.dataflow.Task;
 import io.weir.element.InputPartition;
 import io.weir.kafka.CheckpointReader;
 import io.weir.kafka.CheckpointRecords;
 import io.weir.kafka.KafkaClients;
-import io.weir.kafka.KafkaSnapshotStore;
 import io.weir.kafka.PartitionCounts;
 import io.weir.kafka.Topics;
-import io.weir.state.FileSnapshotStore;
-import io.weir.state.KeyedState;
-import io.weir.state.MemoryBackend;
-import io.weir.state.RestorePoint;
-import io.weir.state.RocksDbBackend;
-import io.weir.state.SnapshotStore;
-import io.weir.state.StateBackend;
-import io.weir.state.StateHandle;
-import io.weir.state.StateSplit;
-import io.weir.state.StateStore;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -68,9 +47,12 @@ import org.apache.kafka.common.utils.Utils;
  * job (an instance killed with its transaction open) are aborted first, as a restarting instance
  * does; a dry run only lists them. Every task starts at the highest watermark of the old tasks, so
  * that a record of a moved key's closed window stays late wherever the key went.
+ *
+ * <p>The plan (which stages' counts changed, what can be split) is {@link RescalePlan}; the re-split
+ * of their checkpoints is {@link CheckpointResplit}; this class checks, and commits their result.
  */
 public final class Rescaler {
-    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    static final Duration TIMEOUT = Duration.ofSeconds(60);
     /** How long members found in the group may take to leave before the rescale is refused. */
     static final Duration LEAVE_WAIT = Duration.ofSeconds(10);
 
@@ -98,9 +80,6 @@ public final class Rescaler {
         this.out = out;
         this.afterSplit = afterSplit;
     }
-
-    /** The plan of one stage: its tasks go from {@code before} to {@code after}. */
-    private record StagePlan(Stage stage, int before, int after, Map<Integer, TaskCheckpoint> checkpoints) {}
 
     /**
      * Checks, and unless {@code dryRun} re-splits and commits. Returns whether anything was (or,
@@ -134,12 +113,12 @@ public final class Rescaler {
                             + ": the job has no checkpoints to re-split, it starts with any count");
                     return false;
                 }
-                List<StagePlan> plans = plan(current, recorded, reader);
+                List<RescalePlan> plans = RescalePlan.plan(settings.stages(), current, recorded, reader);
                 if (plans.isEmpty()) {
                     out.accept("the partition counts are those the checkpoints were taken with: nothing to rescale");
                     return false;
                 }
-                for (StagePlan plan : plans) {
+                for (RescalePlan plan : plans) {
                     requireProcessed(plan);
                     out.accept("stage " + plan.stage().name() + " "
                             + plan.stage().inputTopics() + ": " + plan.before() + " -> " + plan.after() + " tasks");
@@ -155,9 +134,9 @@ public final class Rescaler {
                                 .orElse(0);
                 Map<String, Integer> counts = new TreeMap<>(recorded);
                 counts.putAll(current);
-                List<TaskCheckpoint> split = split(plans, id);
+                List<TaskCheckpoint> split = new CheckpointResplit(settings, clients, out).split(plans, id);
                 afterSplit.run();
-                for (StagePlan plan : plans) {
+                for (RescalePlan plan : plans) {
                     requireProcessed(plan); // again: a producer may have written under the old count meanwhile
                 }
                 commit(id, split, counts);
@@ -205,61 +184,6 @@ public final class Rescaler {
         }
     }
 
-    /** The stages whose inputs' counts changed, with their last checkpoints; refuses what cannot be split. */
-    private List<StagePlan> plan(Map<String, Integer> current, Map<String, Integer> recorded, CheckpointReader reader)
-            throws Refused, IOException {
-        List<StagePlan> plans = new ArrayList<>();
-        for (Stage stage : settings.stages()) {
-            boolean changed = stage.inputTopics().stream()
-                    .anyMatch(t -> recorded.containsKey(t) && !recorded.get(t).equals(current.get(t)));
-            if (!changed) {
-                continue;
-            }
-            Set<Integer> before = new TreeSet<>();
-            Set<Integer> after = new TreeSet<>();
-            for (String t : stage.inputTopics()) {
-                if (!recorded.containsKey(t)) {
-                    throw new Refused("topic " + t + " of stage " + stage.name()
-                            + " has no partition count recorded with the checkpoints");
-                }
-                before.add(recorded.get(t));
-                after.add(current.get(t));
-            }
-            if (before.size() != 1 || after.size() != 1) {
-                throw new Refused("the inputs " + stage.inputTopics() + " of stage " + stage.name()
-                        + " are co-partitioned: they must have one count, before " + counts(stage, recorded)
-                        + ", now " + counts(stage, current));
-            }
-            int n = before.iterator().next();
-            int m = after.iterator().next();
-            if (m < n) {
-                throw new Refused("the inputs of stage " + stage.name() + " have fewer partitions (" + m
-                        + ") than the checkpoints were taken with (" + n + "): state cannot be merged back");
-            }
-            Set<String> tasks = new TreeSet<>();
-            for (int p = 0; p < n; p++) {
-                tasks.add(stage.taskName(p));
-            }
-            Map<String, TaskCheckpoint> latest = reader.latest(tasks, TIMEOUT);
-            Map<Integer, TaskCheckpoint> checkpoints = new TreeMap<>();
-            for (int p = 0; p < n; p++) {
-                TaskCheckpoint c = latest.get(stage.taskName(p));
-                if (c == null) {
-                    throw new Refused("task " + stage.taskName(p) + " has no completed checkpoint to re-split");
-                }
-                checkpoints.put(p, c);
-            }
-            plans.add(new StagePlan(stage, n, m, checkpoints));
-        }
-        return plans;
-    }
-
-    private static Map<String, Integer> counts(Stage stage, Map<String, Integer> counts) {
-        Map<String, Integer> of = new LinkedHashMap<>();
-        stage.inputTopics().forEach(t -> of.put(t, counts.get(t)));
-        return of;
-    }
-
     /** A key's partition under {@code count}: Kafka's default partitioner. */
     static int partition(byte[] key, int count) {
         return Utils.toPositive(Utils.murmur2(key)) % count;
@@ -271,7 +195,7 @@ public final class Rescaler {
      * processed yet, and after the split their keys' state would be in another task. (Records of
      * a null or empty key stay with their task, as their state does.)
      */
-    private void requireProcessed(StagePlan plan) throws Refused {
+    private void requireProcessed(RescalePlan plan) throws Refused {
         try (KafkaConsumer<byte[], byte[]> c = clients.reader(settings.application() + "-rescale-check", true)) {
             for (String topic : plan.stage().inputTopics()) {
                 for (int p = 0; p < plan.before(); p++) {
@@ -315,101 +239,6 @@ public final class Rescaler {
                 }
             }
         }
-    }
-
-    /** The new tasks' checkpoints of every plan, their state re-split and uploaded. */
-    private List<TaskCheckpoint> split(List<StagePlan> plans, long id) throws IOException, Refused {
-        Path work =
-                settings.state().dir().resolve(settings.application()).resolve("rescale-" + System.currentTimeMillis());
-        List<TaskCheckpoint> written = new ArrayList<>();
-        try (SnapshotStore snapshots = snapshots()) {
-            for (StagePlan plan : plans) {
-                written.addAll(split(plan, id, work, snapshots));
-            }
-        } finally {
-            deleteRecursively(work);
-        }
-        return written;
-    }
-
-    private List<TaskCheckpoint> split(StagePlan plan, long id, Path work, SnapshotStore snapshots)
-            throws IOException, Refused {
-        String generation = OrphanSweep.newGeneration(System.currentTimeMillis());
-        List<StateStore> from = new ArrayList<>();
-        List<StateStore> into = new ArrayList<>();
-        try (StateBackend old = backend(work.resolve("from-" + plan.stage().name()));
-                StateBackend fresh = backend(work.resolve("into-" + plan.stage().name()))) {
-            try {
-                for (int p = 0; p < plan.before(); p++) {
-                    TaskCheckpoint c = plan.checkpoints().get(p);
-                    from.add(old.open(
-                            c.task(), generation, new RestorePoint(c.task(), c.checkpointId(), c.state()), snapshots));
-                }
-                for (int q = 0; q < plan.after(); q++) {
-                    into.add(fresh.open(plan.stage().taskName(q), generation, null, snapshots));
-                }
-                StateSplit.Counts counts;
-                try {
-                    counts = StateSplit.split(
-                            from, into, key -> partition(key, plan.before()), key -> partition(key, plan.after()));
-                } catch (IllegalStateException | IllegalArgumentException e) {
-                    throw new Refused("stage " + plan.stage().name() + ": " + e.getMessage());
-                }
-                out.accept("stage " + plan.stage().name() + ": " + counts.entries() + " state entries, "
-                        + counts.moved() + " moved to another task");
-                // Every task starts at the highest watermark of the old tasks: a key's window that
-                // closed before stays closed in whichever task the key now lives (no second result);
-                // a lagging partition's records below it are late. Tasks that never had one do not count.
-                long floor = from.stream()
-                        .mapToLong(store -> Task.recordedWatermark(new KeyedState(store)))
-                        .max()
-                        .orElse(Long.MIN_VALUE);
-                if (floor > Long.MIN_VALUE) {
-                    into.forEach(store -> Task.raiseWatermark(new KeyedState(store), floor));
-                    out.accept("stage " + plan.stage().name() + ": every task starts at watermark "
-                            + java.time.Instant.ofEpochMilli(floor) + " at least");
-                }
-                Map<Integer, Map<InputPartition, Long>> positions = positions(plan);
-                List<TaskCheckpoint> checkpoints = new ArrayList<>();
-                long now = System.currentTimeMillis();
-                for (int q = 0; q < plan.after(); q++) {
-                    StateHandle handle = into.get(q).snapshot(id).write(snapshots, () -> false);
-                    checkpoints.add(new TaskCheckpoint(plan.stage().taskName(q), id, now, positions.get(q), handle));
-                }
-                return checkpoints;
-            } finally {
-                from.forEach(StateStore::close);
-                into.forEach(StateStore::close);
-            }
-        }
-    }
-
-    /** Each new task's positions: an old partition's from its checkpoint, a new one's from its beginning. */
-    private Map<Integer, Map<InputPartition, Long>> positions(StagePlan plan) {
-        Map<Integer, Map<InputPartition, Long>> positions = new HashMap<>();
-        List<TopicPartition> added = new ArrayList<>();
-        for (String topic : plan.stage().inputTopics()) {
-            for (int q = plan.before(); q < plan.after(); q++) {
-                added.add(new TopicPartition(topic, q));
-            }
-        }
-        Map<TopicPartition, Long> beginnings;
-        try (KafkaConsumer<byte[], byte[]> c = clients.reader(settings.application() + "-rescale-check", true)) {
-            beginnings = c.beginningOffsets(added, TIMEOUT);
-        }
-        for (int q = 0; q < plan.after(); q++) {
-            Map<InputPartition, Long> of = new TreeMap<>();
-            for (String topic : plan.stage().inputTopics()) {
-                InputPartition ip = new InputPartition(topic, q);
-                of.put(
-                        ip,
-                        q < plan.before()
-                                ? plan.checkpoints().get(q).positions().get(ip)
-                                : beginnings.get(new TopicPartition(topic, q)));
-            }
-            positions.put(q, of);
-        }
-        return positions;
     }
 
     /**
@@ -467,31 +296,6 @@ public final class Rescaler {
             producer.abortTransaction();
         } catch (RuntimeException ignored) {
             // A producer that cannot abort is fenced or failed: the broker aborts after the timeout.
-        }
-    }
-
-    private SnapshotStore snapshots() throws IOException {
-        StateSettings state = settings.state();
-        return state.snapshots() == StateSettings.SnapshotStoreKind.KAFKA
-                ? new KafkaSnapshotStore(clients, settings.snapshotTopic(), settings.application() + "-rescale")
-                : new FileSnapshotStore(state.snapshotDir());
-    }
-
-    private StateBackend backend(Path dir) throws IOException {
-        StateSettings state = settings.state();
-        return state.backend() == StateSettings.Backend.ROCKSDB
-                ? new RocksDbBackend(dir, state.rocksdb())
-                : new MemoryBackend();
-    }
-
-    private static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> all = Files.walk(dir)) {
-            for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
         }
     }
 }
