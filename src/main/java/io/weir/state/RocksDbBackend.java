@@ -98,7 +98,7 @@ public final class RocksDbBackend implements StateBackend {
                 .setKeepLogFileNum(2)
                 // Unflushed writes are worthless after close: restores start from checkpoints.
                 .setAvoidFlushDuringShutdown(true)
-                // A checkpoint holds the write-ahead log instead of a flush (RocksDbStateStore
+                // A checkpoint holds the write-ahead log instead of a flush (RocksDbCheckpointDirs
                 // .capture): writes gather in the log writer's buffer (1 MiB, written out when
                 // full) instead of a file write each, a snapshot or preparation pushes the rest to
                 // the file, and a restore replays the log into the memtable without writing an SST.

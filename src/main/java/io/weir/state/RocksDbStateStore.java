@@ -1,25 +1,17 @@
 package io.weir.state;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.AbstractMap;
-import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.NoSuchElementException;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
-import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
-import org.rocksdb.Slice;
 import org.rocksdb.Status;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
@@ -30,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * One task's state in its own RocksDB under {@code <state dir>/<task>/db}.
  *
  * <p>The synchronous part of a snapshot captures the database into {@code checkpoints/<id>} without
- * flushing it ({@link #capture}): hard links to the SST files, which RocksDB never modifies — the
+ * flushing it ({@link RocksDbCheckpointDirs#capture}): hard links to the SST files, which RocksDB never modifies — the
  * copy-on-write capture — and to the write-ahead logs with their lengths at the barrier (a log
  * only grows), a copy of the MANIFEST's current length and of the small metadata files.
  * Processing goes on at once; the {@link RocksDbSnapshot} copies each log's prefix out of its link
@@ -41,14 +33,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Native handles (database, options, iterators) are released deterministically: {@link #close}
  * frees the database and this store's options, and scans read in batches with an iterator that is
- * closed before each batch returns, so an iterator abandoned halfway holds nothing native.
+ * closed before each batch returns, so an iterator abandoned halfway holds nothing native
+ * ({@link RocksDbScan}).
  *
  * <p>Threading: the task thread does everything but {@link #checkpointCompleted}, which the
  * coordinator's thread calls; it touches only {@link SharedFiles} and old checkpoint directories.
  */
 final class RocksDbStateStore implements StateStore {
     private static final Logger LOG = LoggerFactory.getLogger(RocksDbStateStore.class);
-    private static final int SCAN_BATCH = 256;
     /**
      * The file of a checkpoint that holds the writes still in the cache at its barrier. The '+' is
      * on purpose: versions before it refuse a file name with one ("not a RocksDB file name"), so an
@@ -57,12 +49,10 @@ final class RocksDbStateStore implements StateStore {
      */
     static final String CACHED_WRITES = "weir+cached-writes";
 
-    private static final java.util.regex.Pattern LOG_FILE = java.util.regex.Pattern.compile("[0-9]{1,18}\\.log");
-
     private final String task;
     private final String generation;
-    private final Path taskDir;
     private final RocksDB db;
+    private final RocksDbCheckpointDirs checkpoints;
     /** The write-ahead log is on, never synced: a snapshot captures it instead of flushing. */
     private final WriteOptions writes = new WriteOptions();
     /** Ahead of a barrier: switch the memtable and let a background job write it. */
@@ -88,8 +78,8 @@ final class RocksDbStateStore implements StateStore {
             Consumer<RocksDbStateStore> onClose) {
         this.task = task;
         this.generation = generation;
-        this.taskDir = taskDir;
         this.db = db;
+        this.checkpoints = new RocksDbCheckpointDirs(task, taskDir, db);
         this.shared = shared;
         this.onClose = onClose;
     }
@@ -182,13 +172,14 @@ final class RocksDbStateStore implements StateStore {
     @Override
     public Iterator<Map.Entry<byte[], byte[]>> scan(byte[] prefix) {
         ensureOpen();
-        return new Scan(prefix.clone(), prefix.clone());
+        return new RocksDbScan(this, db, prefix.clone(), prefix.clone());
     }
 
     @Override
     public Iterator<Map.Entry<byte[], byte[]>> scan(byte[] prefix, byte[] from) {
         ensureOpen();
-        return new Scan(prefix.clone(), Arrays.compareUnsigned(from, prefix) > 0 ? from.clone() : prefix.clone());
+        return new RocksDbScan(
+                this, db, prefix.clone(), Arrays.compareUnsigned(from, prefix) > 0 ? from.clone() : prefix.clone());
     }
 
     /**
@@ -257,7 +248,7 @@ final class RocksDbStateStore implements StateStore {
      */
     SnapshotPart snapshot(long checkpointId, List<Map.Entry<byte[], byte[]>> cached) {
         ensureOpen();
-        Path dir = checkpointDir(checkpointId);
+        Path dir = checkpoints.dir(checkpointId);
         try {
             long started = System.nanoTime();
             // No flush: what the memtables hold is in the write-ahead log, which the capture takes
@@ -275,7 +266,7 @@ final class RocksDbStateStore implements StateStore {
             LocalFiles.deleteTree(dir);
             Files.createDirectories(dir);
             long prepared = System.nanoTime();
-            Map<String, Long> logs = capture(dir);
+            Map<String, Long> logs = checkpoints.capture(dir);
             long now = System.nanoTime();
             LOG.debug(
                     "{}: checkpoint {} synchronous part: {} µs (log flush {}, properties and directory {}, capture {}),"
@@ -295,69 +286,11 @@ final class RocksDbStateStore implements StateStore {
         }
     }
 
-    /**
-     * Captures the database as it is into {@code dir} without flushing it, as RocksDB's own
-     * checkpoint does when told not to flush: with file deletions held off, hard links to the live
-     * SST files, the MANIFEST copied up to its length now, the OPTIONS file, a CURRENT naming the
-     * MANIFEST, and each write-ahead log linked as {@code <name>.link} with its length now. Opening
-     * the directory replays the logs into the memtable. A log may still grow (the one being
-     * written), but never changes below that length: the uploader copies that prefix from the link ({@link RocksDbSnapshot}), so the pause
-     * links instead of copying the writes since the preparation (~12 MB: 17–32 ms). Returns the logs'
-     * lengths by name.
-     */
-    private Map<String, Long> capture(Path dir) throws RocksDBException, IOException {
-        Path dbDir = taskDir.resolve("db");
-        db.disableFileDeletions();
-        try {
-            // Read before the live files: a log below this number is not needed by the MANIFEST
-            // about to be captured either (the number only grows), so it is left out.
-            long minLog = db.getLongProperty("rocksdb.min-log-number-to-keep");
-            RocksDB.LiveFiles live = db.getLiveFiles(false);
-            String manifest = null;
-            for (String listed : live.files) {
-                String name = Path.of(listed).getFileName().toString();
-                if (name.equals("CURRENT")) {
-                    continue; // written below: the live one may name a newer MANIFEST by now
-                } else if (name.startsWith("MANIFEST-")) {
-                    LocalFiles.copyPrefix(dbDir.resolve(name), dir.resolve(name), live.manifestFileSize);
-                    manifest = name;
-                } else if (SharedFiles.immutable(name)) {
-                    LocalFiles.linkOrCopy(dbDir.resolve(name), dir.resolve(name));
-                } else {
-                    Files.copy(dbDir.resolve(name), dir.resolve(name));
-                }
-            }
-            if (manifest == null) {
-                throw new IOException("RocksDB listed no MANIFEST among its live files " + live.files);
-            }
-            Files.writeString(dir.resolve("CURRENT"), manifest + "\n", StandardCharsets.US_ASCII);
-            // The logs from the directory, not RocksDB's getSortedWalFiles, which reads each log's
-            // first record (a preparation's write-through is one record of megabytes). A log whose
-            // memtable was flushed meanwhile is still here (deletions are off); a restore skips it.
-            Map<String, Long> logLengths = new java.util.TreeMap<>();
-            try (Stream<Path> files = Files.list(dbDir)) {
-                for (Path log : (Iterable<Path>) files::iterator) {
-                    String name = log.getFileName().toString();
-                    boolean needed = LOG_FILE.matcher(name).matches()
-                            && Long.parseLong(name.substring(0, name.length() - 4)) >= minLog;
-                    long length = needed ? Files.size(log) : 0;
-                    if (length > 0) { // an empty log holds nothing to replay
-                        LocalFiles.linkOrCopy(log, dir.resolve(name + RocksDbSnapshot.LINK));
-                        logLengths.put(name, length);
-                    }
-                }
-            }
-            return logLengths;
-        } finally {
-            db.enableFileDeletions();
-        }
-    }
-
     @Override
     public void checkpointCompleted(long checkpointId, StateHandle handle) {
         shared.completed(handle);
         lastCompleted = checkpointId;
-        removeCheckpointDirs(id -> id < checkpointId);
+        checkpoints.remove(id -> id < checkpointId);
     }
 
     void restoredFrom(RestoreSizes sizes) {
@@ -396,31 +329,8 @@ final class RocksDbStateStore implements StateStore {
             writes.close();
             earlyFlush.close();
             long keep = lastCompleted;
-            removeCheckpointDirs(id -> id != keep);
+            checkpoints.remove(id -> id != keep);
             onClose.accept(this);
-        }
-    }
-
-    private Path checkpointDir(long checkpointId) {
-        return taskDir.resolve("checkpoints").resolve(Long.toString(checkpointId));
-    }
-
-    /** Deletes the checkpoint directories whose id {@code remove} accepts. */
-    private void removeCheckpointDirs(java.util.function.LongPredicate remove) {
-        Path root = taskDir.resolve("checkpoints");
-        if (!Files.isDirectory(root)) {
-            return;
-        }
-        try (Stream<Path> dirs = Files.list(root)) {
-            for (Path d : (Iterable<Path>) dirs::iterator) {
-                String name = d.getFileName().toString();
-                if (name.chars().allMatch(Character::isDigit) && remove.test(Long.parseLong(name))) {
-                    LocalFiles.deleteTree(d);
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            // Left-over directories cost only disk; the next restore of the task removes them.
-            LOG.debug("{}: could not remove old checkpoint directories: {}", task, e.toString());
         }
     }
 
@@ -431,72 +341,7 @@ final class RocksDbStateStore implements StateStore {
         }
     }
 
-    private IllegalStateException failed(String what, RocksDBException e) {
+    IllegalStateException failed(String what, RocksDBException e) {
         return new IllegalStateException("RocksDB " + what + " failed for " + task + ": " + e.getMessage(), e);
-    }
-
-    /** Reads {@link #SCAN_BATCH} entries at a time, each batch with a fresh iterator closed at once. */
-    private final class Scan implements Iterator<Map.Entry<byte[], byte[]>> {
-        private final byte[] prefix;
-        private final byte[] start;
-        private final ArrayDeque<Map.Entry<byte[], byte[]>> batch = new ArrayDeque<>();
-        private byte[] lastKey;
-        private boolean exhausted;
-
-        Scan(byte[] prefix, byte[] start) {
-            this.prefix = prefix;
-            this.start = start;
-        }
-
-        @Override
-        public boolean hasNext() {
-            if (batch.isEmpty() && !exhausted) {
-                fill();
-            }
-            return !batch.isEmpty();
-        }
-
-        @Override
-        public Map.Entry<byte[], byte[]> next() {
-            if (!hasNext()) {
-                throw new NoSuchElementException();
-            }
-            return batch.pollFirst();
-        }
-
-        private void fill() {
-            ensureOpen();
-            // The upper bound stops the iterator at the prefix's end: without it, a seek into a
-            // prefix with no live key steps over every deleted key after it (expired join records,
-            // fired timers) until it finds a live one, however far away.
-            byte[] end = Bytes.prefixEnd(prefix);
-            try (Slice bound = end == null ? null : new Slice(end);
-                    ReadOptions options =
-                            bound == null ? new ReadOptions() : new ReadOptions().setIterateUpperBound(bound);
-                    RocksIterator it = db.newIterator(options)) {
-                if (lastKey == null) {
-                    it.seek(start);
-                } else {
-                    it.seek(lastKey);
-                    if (it.isValid() && Arrays.equals(it.key(), lastKey)) {
-                        it.next();
-                    }
-                }
-                while (it.isValid() && batch.size() < SCAN_BATCH && startsWithPrefix(it.key())) {
-                    byte[] key = it.key();
-                    batch.addLast(new AbstractMap.SimpleImmutableEntry<>(key, it.value()));
-                    lastKey = key;
-                    it.next();
-                }
-                exhausted = batch.size() < SCAN_BATCH;
-                it.status();
-            } catch (RocksDBException e) {
-                throw failed("scan", e);
-            }
-        }
-
-        private boolean startsWithPrefix(byte[] key) {
-            return key.length >= prefix.length && Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length);
-        }
     }
 }
