@@ -10,19 +10,25 @@ import io.weir.kafka.Topics;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.utils.Utils;
@@ -139,7 +145,7 @@ public final class Rescaler {
                 for (RescalePlan plan : plans) {
                     requireProcessed(plan); // again: a producer may have written under the old count meanwhile
                 }
-                commit(id, split, counts);
+                awaitReadable(admin, commit(id, split, counts));
                 out.accept("rescaled: checkpoint " + id + " written; the job starts with the new counts");
                 return true;
             }
@@ -250,45 +256,84 @@ public final class Rescaler {
         return application + "-rescale-0";
     }
 
-    /** The checkpoints, the counts and the group's offsets, in one transaction. */
-    private void commit(long id, List<TaskCheckpoint> checkpoints, Map<String, Integer> counts) throws IOException {
+    /**
+     * The checkpoints, the counts and the group's offsets, in one transaction. Returns the offset of
+     * the last record it wrote to each partition of the checkpoint topic.
+     */
+    private Map<TopicPartition, Long> commit(long id, List<TaskCheckpoint> checkpoints, Map<String, Integer> counts)
+            throws Exception {
         try (KafkaProducer<byte[], byte[]> producer = clients.transactionalProducer(
                 transactionalId(settings.application()),
                 settings.transactionTimeout().toMillis())) {
             producer.initTransactions();
             producer.beginTransaction();
+            List<Future<RecordMetadata>> sent;
             try {
-                send(producer, id, checkpoints, counts);
+                sent = send(producer, id, checkpoints, counts);
             } catch (RuntimeException e) {
                 abort(producer);
                 throw e;
             }
+            Map<TopicPartition, Long> written = new HashMap<>();
+            for (Future<RecordMetadata> f : sent) {
+                RecordMetadata m = f.get(); // complete: the commit flushed them
+                written.merge(new TopicPartition(m.topic(), m.partition()), m.offset(), Math::max);
+            }
+            return written;
         }
     }
 
-    private void send(
+    /**
+     * Waits until read_committed readers see what the commit wrote. The broker writes a
+     * transaction's commit markers after the commit returns; an instance started in that moment
+     * would still read the old counts and refuse to start.
+     */
+    private void awaitReadable(Admin admin, Map<TopicPartition, Long> written) throws Exception {
+        Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
+        written.keySet().forEach(tp -> ends.put(tp, OffsetSpec.latest()));
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (true) {
+            var committed = admin.listOffsets(ends, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+                    .all()
+                    .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            if (written.entrySet().stream()
+                    .allMatch(w -> committed.get(w.getKey()).offset() > w.getValue())) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                out.accept("committed, but not yet readable in " + settings.checkpointTopic() + " after " + TIMEOUT
+                        + ": an instance started before it is refused (start it again)");
+                return;
+            }
+            TimeUnit.MILLISECONDS.sleep(50);
+        }
+    }
+
+    private List<Future<RecordMetadata>> send(
             KafkaProducer<byte[], byte[]> producer,
             long id,
             List<TaskCheckpoint> checkpoints,
             Map<String, Integer> counts)
             throws IOException {
         Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
         for (TaskCheckpoint c : checkpoints) {
-            producer.send(new ProducerRecord<>(
+            sent.add(producer.send(new ProducerRecord<>(
                     settings.checkpointTopic(),
                     c.task().getBytes(StandardCharsets.UTF_8),
-                    CheckpointRecords.encode(c)));
+                    CheckpointRecords.encode(c))));
             c.positions()
                     .forEach((ip, offset) -> offsets.put(
                             new TopicPartition(ip.topic(), ip.partition()),
                             new OffsetAndMetadata(offset, "ckpt=" + id)));
         }
-        producer.send(PartitionCounts.record(settings.checkpointTopic(), counts));
+        sent.add(producer.send(PartitionCounts.record(settings.checkpointTopic(), counts)));
         // Without a member's generation: the broker does not check it for transactional commits. An
         // instance starting meanwhile is refused by its start-up check, which reads the old counts
         // until this commits.
         producer.sendOffsetsToTransaction(offsets, new ConsumerGroupMetadata(settings.application()));
         producer.commitTransaction();
+        return sent;
     }
 
     private static void abort(KafkaProducer<byte[], byte[]> producer) {
