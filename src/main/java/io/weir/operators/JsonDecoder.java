@@ -19,7 +19,8 @@ import java.util.Map;
  *
  * <p>Made for the record path: a Jackson parser per record (its context, buffers from a
  * thread-local pool and a child symbol table) cost about as much as reading the few fields of an
- * order. Field names that recur are shared from a small table instead of being made per record.
+ * order. Field names that recur are shared from a small table ({@link FieldNames}) instead of being
+ * made per record.
  */
 final class JsonDecoder {
     /** Jackson's defaults (StreamReadConstraints): deeper nesting or longer numbers are refused. */
@@ -254,38 +255,7 @@ final class JsonDecoder {
             digits(start, "an exponent");
             integer = false;
         }
-        int length = pos - start;
-        int digits = 0; // as Jackson counts a number's length: its digits only
-        for (int i = start; i < pos; i++) {
-            if (in[i] >= '0' && in[i] <= '9') {
-                digits++;
-            }
-        }
-        if (digits > MAX_NUMBER_LENGTH) {
-            throw invalid("a number of " + digits + " digits (at most " + MAX_NUMBER_LENGTH + ") at offset " + start);
-        }
-        if (!integer) {
-            return Double.parseDouble(new String(in, start, length, StandardCharsets.ISO_8859_1));
-        }
-        // Summed negatively, so that Long.MIN_VALUE fits.
-        long value = 0;
-        for (int i = negative ? start + 1 : start; i < pos; i++) {
-            int digit = in[i] - '0';
-            if (value < (Long.MIN_VALUE + digit) / 10) {
-                throw new BadRecordException("value has an integer beyond 64 bits: "
-                        + abbreviate(new String(in, start, length, StandardCharsets.ISO_8859_1)) + " at offset "
-                        + start);
-            }
-            value = value * 10 - digit;
-        }
-        if (!negative) {
-            if (value == Long.MIN_VALUE) {
-                throw new BadRecordException("value has an integer beyond 64 bits: "
-                        + new String(in, start, length, StandardCharsets.ISO_8859_1) + " at offset " + start);
-            }
-            value = -value;
-        }
-        return value;
+        return JsonNumbers.value(in, start, pos, negative, integer);
     }
 
     private void digits(int start, String after) {
@@ -311,7 +281,7 @@ final class JsonDecoder {
         while (pos < in.length) {
             byte b = in[pos];
             if (b == '"') {
-                String name = Names.get(in, start, pos - start, hash);
+                String name = FieldNames.get(in, start, pos - start, hash);
                 pos++;
                 return name;
             }
@@ -354,7 +324,7 @@ final class JsonDecoder {
                 return text.toString();
             }
             if (b == '\\') {
-                escape(text);
+                pos = JsonStringChars.escape(in, pos, text);
             } else if (b >= 0 && b < 0x20) {
                 throw invalid(
                         "a control character (code " + b + ") in a string, which must be escaped, at offset " + pos);
@@ -362,77 +332,10 @@ final class JsonDecoder {
                 text.append((char) b);
                 pos++;
             } else {
-                utf8(text);
+                pos = JsonStringChars.utf8(in, pos, text);
             }
         }
         throw invalid("a string not closed at the end of the text");
-    }
-
-    private void escape(StringBuilder text) {
-        int at = pos++;
-        if (pos == in.length) {
-            throw invalid("a string not closed at the end of the text");
-        }
-        byte b = in[pos++];
-        switch (b) {
-            case '"' -> text.append('"');
-            case '\\' -> text.append('\\');
-            case '/' -> text.append('/');
-            case 'b' -> text.append('\b');
-            case 'f' -> text.append('\f');
-            case 'n' -> text.append('\n');
-            case 'r' -> text.append('\r');
-            case 't' -> text.append('\t');
-            case 'u' -> {
-                int c = 0;
-                for (int i = 0; i < 4; i++, pos++) {
-                    int h = pos < in.length ? Character.digit(in[pos], 16) : -1;
-                    if (h < 0) {
-                        throw invalid("a \\u escape without four hex digits at offset " + at);
-                    }
-                    c = c * 16 + h;
-                }
-                text.append((char) c);
-            }
-            default -> throw invalid("an unknown escape at offset " + at);
-        }
-    }
-
-    /** One character of two to four bytes of UTF-8 (RFC 3629: no overlong form, no surrogate). */
-    private void utf8(StringBuilder text) {
-        int at = pos;
-        int lead = in[pos++] & 0xFF;
-        int count;
-        int min;
-        int max = 0xBF;
-        int c;
-        if (lead >= 0xC2 && lead <= 0xDF) {
-            count = 1;
-            c = lead & 0x1F;
-            min = 0x80;
-        } else if (lead >= 0xE0 && lead <= 0xEF) {
-            count = 2;
-            c = lead & 0x0F;
-            min = lead == 0xE0 ? 0xA0 : 0x80;
-            max = lead == 0xED ? 0x9F : 0xBF;
-        } else if (lead >= 0xF0 && lead <= 0xF4) {
-            count = 3;
-            c = lead & 0x07;
-            min = lead == 0xF0 ? 0x90 : 0x80;
-            max = lead == 0xF4 ? 0x8F : 0xBF;
-        } else {
-            throw invalid("malformed UTF-8 (byte 0x" + Integer.toHexString(lead) + ") at offset " + at);
-        }
-        for (int i = 0; i < count; i++, pos++) {
-            int next = pos < in.length ? in[pos] & 0xFF : -1;
-            if (next < min || next > max) {
-                throw invalid("malformed UTF-8 at offset " + at);
-            }
-            c = (c << 6) | (next & 0x3F);
-            min = 0x80;
-            max = 0xBF;
-        }
-        text.appendCodePoint(c);
     }
 
     private void skipSpace() {
@@ -454,7 +357,7 @@ final class JsonDecoder {
         return invalid("expected " + expected + " but found " + found + " at offset " + pos);
     }
 
-    private static BadRecordException invalid(String what) {
+    static BadRecordException invalid(String what) {
         return new BadRecordException("value is not valid JSON: " + what);
     }
 
@@ -464,37 +367,5 @@ final class JsonDecoder {
 
     static String abbreviate(String text) {
         return text.length() > 40 ? text.substring(0, 40) + "…" : text;
-    }
-
-    /**
-     * Field names of plain ASCII that recur (every record of a topic has the same few) come from a
-     * table shared by all threads: a String is immutable, so a racy read sees a whole one or none.
-     */
-    private static final class Names {
-        private static final int SIZE = 1024;
-        private static final int LONGEST = 32;
-        private static final String[] TABLE = new String[SIZE];
-
-        static String get(byte[] in, int start, int length, int hash) {
-            int slot = (hash ^ (hash >>> 16)) & (SIZE - 1);
-            String known = TABLE[slot];
-            if (known != null && known.length() == length && same(known, in, start)) {
-                return known;
-            }
-            String name = new String(in, start, length, StandardCharsets.ISO_8859_1);
-            if (length <= LONGEST) {
-                TABLE[slot] = name;
-            }
-            return name;
-        }
-
-        private static boolean same(String known, byte[] in, int start) {
-            for (int i = 0; i < known.length(); i++) {
-                if (known.charAt(i) != in[start + i]) {
-                    return false;
-                }
-            }
-            return true;
-        }
     }
 }
