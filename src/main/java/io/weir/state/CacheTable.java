@@ -15,7 +15,7 @@ import java.util.Arrays;
 final class CacheTable {
     private static final int MIN_CAPACITY = 1024;
 
-    private WriteBackCache.Entry[] slots = new WriteBackCache.Entry[MIN_CAPACITY];
+    private CacheEntry[] slots = new CacheEntry[MIN_CAPACITY];
     private int size;
     private int hand;
 
@@ -30,12 +30,12 @@ final class CacheTable {
     }
 
     /** The entry of {@code key}, or null. */
-    WriteBackCache.Entry find(byte[] key) {
+    CacheEntry find(byte[] key) {
         int hash = hash(key);
-        WriteBackCache.Entry[] t = slots;
+        CacheEntry[] t = slots;
         int mask = t.length - 1;
         for (int i = hash & mask; ; i = (i + 1) & mask) {
-            WriteBackCache.Entry e = t[i];
+            CacheEntry e = t[i];
             if (e == null) {
                 return null;
             }
@@ -46,7 +46,7 @@ final class CacheTable {
     }
 
     /** Adds {@code e}, whose key is not in the table. */
-    void add(WriteBackCache.Entry e) {
+    void add(CacheEntry e) {
         if ((size + 1) * 3L > slots.length * 2L) { // at most two thirds full
             resize(slots.length * 2);
         }
@@ -54,8 +54,8 @@ final class CacheTable {
         size++;
     }
 
-    void remove(WriteBackCache.Entry e) {
-        WriteBackCache.Entry[] t = slots;
+    void remove(CacheEntry e) {
+        CacheEntry[] t = slots;
         int mask = t.length - 1;
         int i = e.hash & mask;
         while (t[i] != e) {
@@ -86,12 +86,12 @@ final class CacheTable {
      * The next entry the clock hand finds not referenced since it last passed; those it passes
      * lose their mark. The table must not be empty.
      */
-    WriteBackCache.Entry nextVictim() {
-        WriteBackCache.Entry[] t = slots;
+    CacheEntry nextVictim() {
+        CacheEntry[] t = slots;
         int mask = t.length - 1;
         while (true) {
             hand = (hand + 1) & mask;
-            WriteBackCache.Entry e = t[hand];
+            CacheEntry e = t[hand];
             if (e != null) {
                 if (!e.referenced) {
                     return e;
@@ -102,14 +102,14 @@ final class CacheTable {
     }
 
     void clear() {
-        slots = new WriteBackCache.Entry[MIN_CAPACITY];
+        slots = new CacheEntry[MIN_CAPACITY];
         size = 0;
         hand = 0;
     }
 
     private void resize(int capacity) {
-        WriteBackCache.Entry[] bigger = new WriteBackCache.Entry[capacity];
-        for (WriteBackCache.Entry e : slots) {
+        CacheEntry[] bigger = new CacheEntry[capacity];
+        for (CacheEntry e : slots) {
             if (e != null) {
                 insert(bigger, e);
             }
@@ -118,7 +118,7 @@ final class CacheTable {
         hand &= capacity - 1;
     }
 
-    private static void insert(WriteBackCache.Entry[] t, WriteBackCache.Entry e) {
+    private static void insert(CacheEntry[] t, CacheEntry e) {
         int mask = t.length - 1;
         int i = e.hash & mask;
         while (t[i] != null) {

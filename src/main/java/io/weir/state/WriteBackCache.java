@@ -1,14 +1,8 @@
 package io.weir.state;
 
-import java.util.AbstractMap;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.Iterator;
-import java.util.List;
 import java.util.Map;
-import java.util.NavigableSet;
-import java.util.TreeSet;
 
 /**
  * A write-back cache of recently used keys in front of a task's store (the RocksDB backend), in
@@ -17,7 +11,8 @@ import java.util.TreeSet;
  * few thousand keys per task over and over; this turns two native calls per record into two hash
  * lookups, and many writes of a key between checkpoints into one. Its size is a budget in bytes
  * that the backend shares among the tasks it has open (entries not used lately go first: {@link
- * CacheTable}'s clock).
+ * CacheTable}'s clock). Its entries are {@link CacheEntry}s; the dirty ones are {@link
+ * DirtyEntries}' to write through.
  *
  * <p>Correctness: dirty entries reach the inner store before anything that must see them — a scan
  * of a prefix they fall under (point keys, {@link #putPoint}, are by contract under none), eviction,
@@ -28,56 +23,10 @@ import java.util.TreeSet;
  * <p>Threading: the task thread only, like the store it wraps; completions pass straight through.
  */
 final class WriteBackCache implements StateStore {
-    /** A removed key whose removal has not reached the inner store yet. */
-    private static final byte[] DELETED = new byte[0];
+    /** {@link CacheEntry#DELETED}: a removed key whose removal has not reached the inner store yet. */
+    private static final byte[] DELETED = CacheEntry.DELETED;
     /** Dirty entries beyond this many serialized bytes are written through at a snapshot instead. */
     static final long MAX_CARRIED_BYTES = 256L << 20;
-
-    /**
-     * A cached value under its key, and whether it still has to reach the inner store; as a map
-     * entry it is what a flush hands to the store (a null value deletes).
-     */
-    static final class Entry implements Map.Entry<byte[], byte[]> {
-        final byte[] key;
-        /** {@link CacheTable#hash} of the key. */
-        final int hash;
-
-        byte[] value;
-        /** Read or written since the eviction clock last passed it. */
-        boolean referenced = true;
-
-        boolean dirty;
-        /**
-         * {@link #value} is held by a snapshot not yet written out, so the next write replaces the
-         * array instead of writing into it.
-         */
-        boolean shared;
-        /** Dirty and in the sorted set {@link #dirty}: written as a key a scan may cover. */
-        boolean sorted;
-        /** Dirty and at this index of {@link #dirtyPoints}, else -1. */
-        int listed = -1;
-
-        Entry(byte[] key, byte[] value) {
-            this.key = key;
-            this.hash = CacheTable.hash(key);
-            this.value = value;
-        }
-
-        @Override
-        public byte[] getKey() {
-            return key;
-        }
-
-        @Override
-        public byte[] getValue() {
-            return value == DELETED ? null : value;
-        }
-
-        @Override
-        public byte[] setValue(byte[] v) {
-            throw new UnsupportedOperationException();
-        }
-    }
 
     /**
      * What an entry costs beyond its key and value bytes: the entry, the arrays' headers and its
@@ -95,30 +44,13 @@ final class WriteBackCache implements StateStore {
 
     private long limit;
     private int untilLimit;
-    /**
-     * The dirty keys a scan may cover, sorted, so that a scan writes through the dirty entries under
-     * its prefix only. A key enters once per checkpoint however often it is written: its entry's
-     * flag says it is here already, which keeps the sorted set off the path of a hot key's repeated
-     * writes.
-     */
-    private final NavigableSet<Entry> dirty = new TreeSet<>(BY_KEY);
-
-    /** Unsigned lexicographic, as RocksDB's default comparator orders keys. */
-    private static final Comparator<Entry> BY_KEY = (a, b) -> Arrays.compareUnsigned(a.key, b.key);
-
-    /**
-     * The dirty entries of point keys ({@link #putPoint}: no scan covers them), in no order: with a
-     * large key space nearly every write dirties a new key, and a sorted set cost more than the rest
-     * of the record. A dirty entry is here or in {@link #dirty}, never in both; one evicted leaves
-     * (swapped with the last), so the list never holds more than the cache.
-     */
-    private final List<Entry> dirtyPoints = new ArrayList<>();
+    /** The dirty entries, written through before anything that must see them. */
+    private final DirtyEntries dirty;
 
     /** The entry of the last key read or written, which a value state writes right after reading. */
-    private Entry last;
+    private CacheEntry last;
 
     private final CacheTable entries = new CacheTable();
-    private final long maxCarriedBytes;
 
     /**
      * @param maxBytes what the entries may cost at most (by {@link #cost}), asked every few hundred
@@ -132,7 +64,7 @@ final class WriteBackCache implements StateStore {
     WriteBackCache(RocksDbStateStore inner, java.util.function.LongSupplier maxBytes, long maxCarriedBytes) {
         this.inner = inner;
         this.maxBytes = maxBytes;
-        this.maxCarriedBytes = maxCarriedBytes;
+        this.dirty = new DirtyEntries(inner, maxCarriedBytes);
     }
 
     /** What an entry costs against the budget. */
@@ -156,16 +88,9 @@ final class WriteBackCache implements StateStore {
             limit = maxBytes.getAsLong();
         }
         while (bytes > limit && entries.size() > 0) {
-            Entry e = entries.nextVictim();
+            CacheEntry e = entries.nextVictim();
             if (e.dirty) {
-                if (e.sorted) {
-                    dirty.remove(e);
-                    e.sorted = false;
-                } else {
-                    unlist(e);
-                }
-                writeThrough(e);
-                e.dirty = false;
+                dirty.writeThroughEvicted(e);
             }
             bytes -= cost(e.key, e.value);
             if (e == last) {
@@ -183,7 +108,7 @@ final class WriteBackCache implements StateStore {
     @Override
     public byte[] get(byte[] key) {
         inner.ensureOpen(); // the backend may have closed the store under us
-        Entry e = lookUp(key);
+        CacheEntry e = lookUp(key);
         if (e == null) {
             return load(key);
         }
@@ -195,7 +120,7 @@ final class WriteBackCache implements StateStore {
     private byte[] load(byte[] key) {
         byte[] v = inner.get(key);
         byte[] cached = v == null ? DELETED : v.clone();
-        Entry e = new Entry(key.clone(), cached);
+        CacheEntry e = new CacheEntry(key.clone(), cached);
         entries.add(e);
         bytes += cost(key, cached);
         last = e;
@@ -209,7 +134,7 @@ final class WriteBackCache implements StateStore {
             return StateStore.super.read(key, serde);
         }
         inner.ensureOpen();
-        Entry e = lookUp(key);
+        CacheEntry e = lookUp(key);
         if (e == null) {
             byte[] v = load(key);
             return v == null ? null : serde.deserialize(v);
@@ -223,8 +148,8 @@ final class WriteBackCache implements StateStore {
      * state reads its key and writes it right after, and one compare costs less than hashing the
      * key and walking a large table again.
      */
-    private Entry lookUp(byte[] key) {
-        Entry e = last;
+    private CacheEntry lookUp(byte[] key) {
+        CacheEntry e = last;
         if (e != null && Arrays.equals(e.key, key)) {
             return e;
         }
@@ -274,10 +199,10 @@ final class WriteBackCache implements StateStore {
      */
     private void write(byte[] key, byte[] value, boolean scannable) {
         inner.ensureOpen();
-        Entry e = lookUp(key);
+        CacheEntry e = lookUp(key);
         if (e == null) {
             byte[] copy = owned(value);
-            e = new Entry(key.clone(), copy);
+            e = new CacheEntry(key.clone(), copy);
             entries.add(e);
             bytes += cost(key, copy);
             last = e;
@@ -293,20 +218,7 @@ final class WriteBackCache implements StateStore {
                 e.shared = false;
             }
         }
-        if (!e.dirty) {
-            e.dirty = true;
-            if (scannable) {
-                e.sorted = true;
-                dirty.add(e);
-            } else {
-                e.listed = dirtyPoints.size();
-                dirtyPoints.add(e);
-            }
-        } else if (scannable && !e.sorted) {
-            unlist(e); // a point key written as one a scan may cover: where scans look from now on
-            e.sorted = true;
-            dirty.add(e);
-        }
+        dirty.mark(e, scannable);
         evictBeyondLimit();
     }
 
@@ -320,41 +232,18 @@ final class WriteBackCache implements StateStore {
         // Only the dirty entries the scan covers must reach the store first: a timer scan every few
         // milliseconds leaves the cached state entries alone.
         byte[] first = Arrays.compareUnsigned(from, prefix) > 0 ? from : prefix;
-        for (Iterator<Entry> it = dirty.tailSet(new Entry(first, null), true).iterator(); it.hasNext(); ) {
-            Entry e = it.next();
-            if (!startsWith(e.key, prefix)) {
-                break;
-            }
-            writeThrough(e);
-            e.dirty = false;
-            e.sorted = false;
-            it.remove();
-        }
+        dirty.writeThroughUnder(prefix, first);
         return inner.scan(prefix, first);
     }
 
     @Override
     public SnapshotPart snapshot(long checkpointId) {
-        // The dirty entries stay dirty (the next preparation writes them through) and go into the
-        // checkpoint as they are: a pair of references each, serialized by the uploader, is cheaper
-        // than writing them into RocksDB now. The arrays are safe to share: an entry marked shared
-        // gets a new array at its next write instead of a write into this one, and keys never change.
-        List<Entry> dirtyNow = dirtyEntries();
-        if (WriteBatches.size(dirtyNow) > maxCarriedBytes) {
-            flush();
-            return inner.snapshot(checkpointId);
-        }
-        List<Map.Entry<byte[], byte[]>> pending = new ArrayList<>(dirtyNow.size());
-        for (Entry e : dirtyNow) {
-            e.shared = true;
-            pending.add(new AbstractMap.SimpleImmutableEntry<>(e.key, e.getValue()));
-        }
-        return inner.snapshot(checkpointId, pending);
+        return dirty.snapshot(checkpointId);
     }
 
     @Override
     public void prepareSnapshot() {
-        flush();
+        dirty.flush();
         inner.prepareSnapshot();
     }
 
@@ -382,69 +271,18 @@ final class WriteBackCache implements StateStore {
     public void close() {
         entries.clear();
         dirty.clear();
-        dirtyPoints.clear();
         last = null;
         bytes = 0;
         inner.close();
     }
 
-    private void flush() {
-        if (dirty.isEmpty() && dirtyPoints.isEmpty()) {
-            return;
-        }
-        List<Entry> batch = dirtyEntries();
-        // One walk clears the flags and sums the batch's size, the other writes it: with many dirty
-        // keys each walk is a cache miss per entry (a third one measured the batch). The flags are
-        // clear before the write: a write that fails fails the task, which restores from a checkpoint.
-        long size = WriteBatches.HEADER;
-        for (Entry e : batch) {
-            e.dirty = false;
-            e.sorted = false;
-            e.listed = -1;
-            size += WriteBatches.sizeOf(e.key, e.getValue());
-        }
-        dirty.clear();
-        dirtyPoints.clear();
-        inner.writeAll(batch, size);
-    }
-
-    /** The dirty entries: those a scan may cover in key order, then the point keys. */
-    private List<Entry> dirtyEntries() {
-        List<Entry> all = new ArrayList<>(dirty.size() + dirtyPoints.size());
-        all.addAll(dirty);
-        all.addAll(dirtyPoints);
-        return all;
-    }
-
-    /** Takes {@code e} out of {@link #dirtyPoints}, the last entry taking its place. */
-    private void unlist(Entry e) {
-        Entry moved = dirtyPoints.remove(dirtyPoints.size() - 1);
-        if (moved != e) {
-            dirtyPoints.set(e.listed, moved);
-            moved.listed = e.listed;
-        }
-        e.listed = -1;
-    }
-
     /** Dirty entries listed as point keys; for tests. */
     int listedDirtyPoints() {
-        return dirtyPoints.size();
+        return dirty.listedPoints();
     }
 
     /** Cached entries; for tests. */
     int cachedEntries() {
         return entries.size();
-    }
-
-    private void writeThrough(Entry e) {
-        if (e.value == DELETED) {
-            inner.delete(e.key);
-        } else {
-            inner.put(e.key, e.value);
-        }
-    }
-
-    private static boolean startsWith(byte[] key, byte[] prefix) {
-        return key.length >= prefix.length && Arrays.equals(key, 0, prefix.length, prefix, 0, prefix.length);
     }
 }
