@@ -9,6 +9,7 @@ import io.weir.kafka.KafkaClients;
 import io.weir.kafka.PartitionCounts;
 import io.weir.kafka.RebalanceHold;
 import io.weir.kafka.SourceLoop;
+import io.weir.kafka.StaticMember;
 import io.weir.kafka.TransactionalProducers;
 import io.weir.state.RocksDbBackend;
 import java.io.IOException;
@@ -238,9 +239,15 @@ public final class Instance implements AutoCloseable {
         try {
             countsChecked.await();
         } catch (IOException | RuntimeException e) {
-            // The source loop may have joined the group meanwhile (static membership: it would hold
-            // its partitions until the session timeout, and `weir rescale` would wait for it).
-            source.shutdownAndLeave();
+            // The source loop may have joined the group meanwhile, as a static member that would hold
+            // its partitions (and make `weir rescale` wait) until the session timeout.
+            source.shutdown();
+            try {
+                source.awaitTermination();
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
+            StaticMember.remove(clients, settings.application(), settings.instanceId(), Duration.ofSeconds(10));
             throw e;
         }
         took.mark("partition counts");

@@ -142,7 +142,6 @@ public final class SourceLoop implements Runnable {
     private final GroupCommit groupCommit;
     private final CountDownLatch finished = new CountDownLatch(1);
     private volatile boolean running = true;
-    private boolean leaveGroup; // on the loop's thread
     private volatile Throwable fatal;
     private long drainDeadline;
 
@@ -208,7 +207,7 @@ public final class SourceLoop implements Runnable {
                 // restart under the same instance id gets its partitions back without a rebalance.
                 consumer.close(CloseOptions.timeout(Duration.ofSeconds(5))
                         .withGroupMembershipOperation(
-                                runs.draining() || leaveGroup
+                                runs.draining()
                                         ? CloseOptions.GroupMembershipOperation.LEAVE_GROUP
                                         : CloseOptions.GroupMembershipOperation.DEFAULT));
             } catch (RuntimeException e) {
@@ -300,17 +299,6 @@ public final class SourceLoop implements Runnable {
     /** Stops at once: output of the open epochs is aborted and processed again after a restart. */
     public void shutdown() {
         post(() -> running = false);
-    }
-
-    /**
-     * Stops at once and leaves the group: for an instance that refused to start, which will not be
-     * back under its id soon, so the group need not wait its session timeout to hand its partitions on.
-     */
-    public void shutdownAndLeave() {
-        post(() -> {
-            leaveGroup = true;
-            running = false;
-        });
     }
 
     /**
