@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * wired to the execution's producers, source and stores and to the instance's events.
  */
 final class ExecutionCheckpoints {
-    private static final Logger LOG = LoggerFactory.getLogger(ExecutionCheckpoints.class);
+    private static final Logger LOG = LoggerFactory.getLogger(Execution.class); // its lines were Execution's
     private static final Duration RESTORE_TIMEOUT = Duration.ofSeconds(60);
     /** How long a stop waits for the commit in flight. */
     private static final Duration COMMIT_WAIT = Duration.ofSeconds(10);

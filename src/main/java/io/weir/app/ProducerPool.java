@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * on the block or closed, and the block given back (or cleaned, when a worker did not stop).
  */
 final class ProducerPool {
-    private static final Logger LOG = LoggerFactory.getLogger(ProducerPool.class);
+    private static final Logger LOG = LoggerFactory.getLogger(Execution.class); // its lines were Execution's
     /** How long a stop waits for the aborts of its open transactions (see {@link #runWithin}). */
     private static final Duration ABORT_WAIT = Duration.ofSeconds(5);
     /**

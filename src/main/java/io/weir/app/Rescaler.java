@@ -288,25 +288,27 @@ public final class Rescaler {
      * transaction's commit markers after the commit returns; an instance started in that moment
      * would still read the old counts and refuse to start.
      */
-    private void awaitReadable(Admin admin, Map<TopicPartition, Long> written) throws Exception {
+    private void awaitReadable(Admin admin, Map<TopicPartition, Long> written) throws InterruptedException {
         Map<TopicPartition, OffsetSpec> ends = new HashMap<>();
         written.keySet().forEach(tp -> ends.put(tp, OffsetSpec.latest()));
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        while (true) {
-            var committed = admin.listOffsets(ends, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
-                    .all()
-                    .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-            if (written.entrySet().stream()
-                    .allMatch(w -> committed.get(w.getKey()).offset() > w.getValue())) {
-                return;
-            }
-            if (System.nanoTime() > deadline) {
-                out.accept("committed, but not yet readable in " + settings.checkpointTopic() + " after " + TIMEOUT
-                        + ": an instance started before it is refused (start it again)");
-                return;
+        String unconfirmed = "not readable within " + TIMEOUT;
+        while (System.nanoTime() < deadline) {
+            try {
+                var committed = admin.listOffsets(ends, new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+                        .all()
+                        .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                if (written.entrySet().stream()
+                        .allMatch(w -> committed.get(w.getKey()).offset() > w.getValue())) {
+                    return;
+                }
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                unconfirmed = e.toString(); // it committed all the same: the rescale is done
             }
             TimeUnit.MILLISECONDS.sleep(50);
         }
+        out.accept("committed, but not confirmed readable in " + settings.checkpointTopic() + " (" + unconfirmed
+                + "): an instance started meanwhile is refused (start it again)");
     }
 
     private List<Future<RecordMetadata>> send(
@@ -330,7 +332,7 @@ public final class Rescaler {
         sent.add(producer.send(PartitionCounts.record(settings.checkpointTopic(), counts)));
         // Without a member's generation: the broker does not check it for transactional commits. An
         // instance starting meanwhile is refused by its start-up check, which reads the old counts
-        // until this commits.
+        // until this is readable (awaitReadable).
         producer.sendOffsetsToTransaction(offsets, new ConsumerGroupMetadata(settings.application()));
         producer.commitTransaction();
         return sent;

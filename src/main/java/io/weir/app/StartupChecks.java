@@ -19,9 +19,10 @@ import org.apache.kafka.clients.admin.Admin;
  * The start-up checks of an instance's topics, in their order: the input topics (waited for, one
  * partition count for those the first stage reads together), its own topics (created, each stage's
  * inputs co-partitioned), the topic settings and, under exactly-once, the transactions
- * ({@link TransactionChecks}, beside the others). The comparison of the partition counts with
- * those recorded in the checkpoint topic begins before them and ends while the rest of the instance
- * starts. A failed check throws {@link Topics.StartupException}.
+ * ({@link TransactionChecks}, beside the others). The read of the partition counts recorded in the
+ * checkpoint topic begins before them; their comparison with the topics' counts begins after the
+ * own topics and ends while the rest of the instance starts. A failed check throws {@link
+ * Topics.StartupException}.
  */
 final class StartupChecks {
     private final InstanceSettings settings;

@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * One task's state in its own RocksDB under {@code <state dir>/<task>/db}.
  *
  * <p>The synchronous part of a snapshot captures the database into {@code checkpoints/<id>} without
- * flushing it ({@link RocksDbCheckpointDirs#capture}): hard links to the SST files, which RocksDB never modifies — the
- * copy-on-write capture — and to the write-ahead logs with their lengths at the barrier (a log
+ * flushing it ({@link RocksDbCheckpointDirs#capture}): hard links to the SST files, which RocksDB
+ * never modifies — the copy-on-write capture — and to the write-ahead logs with their lengths at the barrier (a log
  * only grows), a copy of the MANIFEST's current length and of the small metadata files.
  * Processing goes on at once; the {@link RocksDbSnapshot} copies each log's prefix out of its link
  * and uploads from that directory. The write-ahead log is written but never
