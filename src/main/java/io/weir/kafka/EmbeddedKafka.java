@@ -1,25 +1,16 @@
 package io.weir.kafka;
 
 import java.io.IOException;
-import java.io.PrintStream;
-import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.file.FileVisitResult;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Properties;
-import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -30,10 +21,8 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.utils.Time;
-import org.apache.kafka.metadata.storage.Formatter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -101,7 +90,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             server.awaitShutdown();
         } finally {
             if (ownsDataDir) {
-                deleteRecursively(dataDir);
+                EmbeddedKafkaDataDir.deleteRecursively(dataDir);
             }
         }
         log.info("Embedded Kafka at {} stopped in {} ms", bootstrapServers(), millisSince(started));
@@ -159,7 +148,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         public EmbeddedKafka start() {
             long started = System.nanoTime();
             boolean ownsDataDir = dataDir == null;
-            Path dir = ownsDataDir ? createTempDir() : createDirs(dataDir);
+            Path dir = ownsDataDir ? EmbeddedKafkaDataDir.createTemp() : EmbeddedKafkaDataDir.create(dataDir);
             try {
                 EmbeddedKafka kafka = startServer(dir, ownsDataDir);
                 try {
@@ -176,7 +165,7 @@ public final class EmbeddedKafka implements AutoCloseable {
                 return kafka;
             } catch (RuntimeException | Error e) {
                 if (ownsDataDir) {
-                    deleteRecursively(dir);
+                    EmbeddedKafkaDataDir.deleteRecursively(dir);
                 }
                 throw e;
             }
@@ -193,7 +182,7 @@ public final class EmbeddedKafka implements AutoCloseable {
                 int brokerPort = port != 0 ? port : freePort();
                 int controllerPort = freePort();
                 KafkaConfig config = KafkaConfig.fromProps(properties(dir, brokerPort, controllerPort), false);
-                format(config);
+                EmbeddedKafkaDataDir.format(config);
                 KafkaRaftServer server = new KafkaRaftServer(config, Time.SYSTEM);
                 try {
                     server.startup();
@@ -253,50 +242,6 @@ public final class EmbeddedKafka implements AutoCloseable {
             props.putAll(brokerProperties);
             return props;
         }
-    }
-
-    /**
-     * Formats the log directories the way {@code kafka-storage.sh format --ignore-formatted}
-     * ({@code kafka.tools.StorageTool}) does for a combined node with a static quorum. Directories
-     * formatted before keep their cluster id, which is what lets {@code weir dev} restart on its own data.
-     */
-    private static void format(KafkaConfig config) {
-        TreeSet<String> directories = new TreeSet<>(config.logDirs());
-        directories.add(config.metadataLogDir());
-        try {
-            new Formatter()
-                    .setPrintStream(new PrintStream(PrintStream.nullOutputStream()))
-                    .setNodeId(config.nodeId())
-                    .setClusterId(existingClusterId(directories)
-                            .orElseGet(() -> Uuid.randomUuid().toString()))
-                    .setWriteBootstrapSnapshot(true)
-                    .setUnstableFeatureVersionsEnabled(config.unstableFeatureVersionsEnabled())
-                    .setIgnoreFormatted(true)
-                    .setControllerListenerName(config.controllerListenerNames().get(0))
-                    .setMetadataLogDirectory(config.metadataLogDir())
-                    .setHasDynamicQuorum(false)
-                    .setDirectories(directories)
-                    .run();
-        } catch (Exception e) {
-            throw new IllegalStateException("Formatting the Kafka data directory failed: " + directories, e);
-        }
-    }
-
-    /** The cluster id in the first formatted directory, since the formatter rejects any other for it. */
-    private static Optional<String> existingClusterId(Collection<String> directories) {
-        for (String directory : directories) {
-            Path metaProperties = Path.of(directory, "meta.properties");
-            if (Files.exists(metaProperties)) {
-                Properties meta = new Properties();
-                try (Reader reader = Files.newBufferedReader(metaProperties)) {
-                    meta.load(reader);
-                } catch (IOException e) {
-                    throw new UncheckedIOException("Cannot read " + metaProperties, e);
-                }
-                return Optional.ofNullable(meta.getProperty("cluster.id"));
-            }
-        }
-        return Optional.empty();
     }
 
     /**
@@ -366,47 +311,5 @@ public final class EmbeddedKafka implements AutoCloseable {
             }
         }
         return false;
-    }
-
-    private static Path createTempDir() {
-        try {
-            return Files.createTempDirectory("weir-kafka-");
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot create a temporary Kafka data directory", e);
-        }
-    }
-
-    private static Path createDirs(Path dir) {
-        try {
-            return Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Cannot create the Kafka data directory " + dir, e);
-        }
-    }
-
-    private static void deleteRecursively(Path dir) {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try {
-            Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-                @Override
-                public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                    Files.delete(file);
-                    return FileVisitResult.CONTINUE;
-                }
-
-                @Override
-                public FileVisitResult postVisitDirectory(Path directory, IOException e) throws IOException {
-                    if (e != null) {
-                        throw e;
-                    }
-                    Files.delete(directory);
-                    return FileVisitResult.CONTINUE;
-                }
-            });
-        } catch (IOException e) {
-            log.warn("Could not delete the Kafka data directory {}", dir, e);
-        }
     }
 }
