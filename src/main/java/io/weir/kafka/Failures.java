@@ -28,6 +28,16 @@ final class Failures {
         return false;
     }
 
+    /** Whether {@code t} (or a cause of it) says a second process joined the group under this instance id. */
+    static boolean fencedInstance(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            if (c instanceof FencedInstanceIdException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * Whether {@code t} is a transactional offset commit the group refused for its member data: the
      * group moved to a new generation (another member joined or left) while a checkpoint's offsets

@@ -203,11 +203,15 @@ public final class SourceLoop implements Runnable {
             try {
                 // A graceful stop (SIGTERM: scale-in, a rolling update) leaves the group at once, so
                 // the others take the partitions over now instead of after the session timeout that
-                // static membership would otherwise wait; a crash or close stays a member, so a quick
-                // restart under the same instance id gets its partitions back without a rebalance.
+                // static membership would otherwise wait; so does a fatal error (a refused partition
+                // count, a restart strategy that gave up): this process will not run them again, and
+                // `weir rescale` waits for an empty group. A close stays a member, so a quick restart
+                // under the same instance id gets its partitions back without a rebalance, and so does
+                // a member fenced by a second process under its instance id: that one is the member now.
+                boolean leave = runs.draining() || (fatal != null && !Failures.fencedInstance(fatal));
                 consumer.close(CloseOptions.timeout(Duration.ofSeconds(5))
                         .withGroupMembershipOperation(
-                                runs.draining()
+                                leave
                                         ? CloseOptions.GroupMembershipOperation.LEAVE_GROUP
                                         : CloseOptions.GroupMembershipOperation.DEFAULT));
             } catch (RuntimeException e) {

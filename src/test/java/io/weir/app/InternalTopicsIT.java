@@ -173,6 +173,8 @@ class InternalTopicsIT {
                                             + " were taken with 2"),
                     String.valueOf(fatal));
         }
+        // Refused, it left the group at once instead of holding its partitions until its session timeout.
+        assertEquals(List.of(), KafkaFixture.members(job.application()), "the refused instance left the group");
         // No task of the new partition ran: the group never committed a position in it.
         Map<Integer, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed = committedPositions(job);
         assertTrue(committed.get(2) == null, "committed: " + committed);
@@ -232,6 +234,10 @@ class InternalTopicsIT {
                                 && fatal.getMessage().contains("(partition 2 was assigned)"),
                         String.valueOf(fatal));
             }
+            assertEquals(
+                    List.of("x-leader-without-the-check"),
+                    KafkaFixture.members(job.application()),
+                    "the refusing instance left the group");
         } finally {
             leading.set(false);
             leader.join();

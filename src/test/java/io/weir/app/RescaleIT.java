@@ -101,7 +101,7 @@ class RescaleIT {
     private static void awaitNoMembers(String group) {
         await("the group " + group + " has no members")
                 .atMost(Duration.ofSeconds(90))
-                .until(() -> members(group).isEmpty());
+                .until(() -> KafkaFixture.members(group).isEmpty());
     }
 
     private record Run(int code, String out, String err) {}
@@ -149,20 +149,8 @@ class RescaleIT {
         } finally {
             instance.close();
         }
-        assertEquals(List.of(), members(config.application()), "the refused instance left the group");
+        assertEquals(List.of(), KafkaFixture.members(config.application()), "the refused instance left the group");
         return refused;
-    }
-
-    private static List<String> members(String group) throws Exception {
-        return KafkaFixture.admin()
-                .describeConsumerGroups(List.of(group))
-                .describedGroups()
-                .get(group)
-                .get(30, TimeUnit.SECONDS)
-                .members()
-                .stream()
-                .map(m -> m.groupInstanceId().orElse(m.consumerId()))
-                .toList();
     }
 
     @ParameterizedTest

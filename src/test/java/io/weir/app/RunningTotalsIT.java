@@ -148,6 +148,41 @@ class RunningTotalsIT {
     }
 
     @Test
+    void aSecondProcessUnderTheSameInstanceIdStopsTheFirstWhichLeavesItsPlaceToIt() throws Exception {
+        // Two pods given one instance id (a configuration mistake): the second to join takes the
+        // static member's place, the first is fenced and stops with a hint, and its close must not
+        // take the second out of the group; the second goes on and the totals stay exact. (Heartbeats
+        // every 100 ms: a second taken out would learn it, and rejoin, long before the end.)
+        Job job = new Job("kafka.consumer.heartbeat.interval.ms=100");
+        job.produce(10_000, 21);
+        try (Instance first = job.start()) {
+            job.awaitVerified(10_000);
+            try (Instance second = job.startPeer("i1")) {
+                await().atMost(DEADLINE).until(first::stopped);
+                Throwable fatal = first.awaitTermination();
+                boolean fenced = false;
+                for (Throwable c = fatal; c != null; c = c.getCause()) {
+                    fenced |= c instanceof org.apache.kafka.common.errors.FencedInstanceIdException;
+                }
+                assertTrue(fenced, "stopped by " + fatal);
+                // Its consumer is closed now: had it left under the shared instance id, the group would
+                // have no member until the second rejoined.
+                assertEquals(List.of("i1"), KafkaFixture.members(job.app), "members once the first closed");
+                await().atMost(DEADLINE).until(second::ready);
+                job.produce(10_000, 22);
+                job.awaitVerified(20_000);
+                // It took the first one's place with its assignment and kept it: the first, fenced,
+                // did not leave under the shared instance id, which would have removed the second.
+                assertEquals(1, second.stats().rebalances(), "assignments the second process received");
+                assertTrue(second.counters().recordsIn.sum() > 0, "the second process ran no order");
+            }
+        }
+        RunningTotalsVerifier.Result result = job.verify(true);
+        assertTrue(result.ok(), result.toString());
+        assertEquals(20_000, result.outputs());
+    }
+
+    @Test
     void aMemberCommitsThroughTheGroupsRebalancesWithoutFailingOver() throws Exception {
         // Checkpoints every 20 ms: a commit is in flight whenever the group rebalances, and one sent
         // with the generation the rebalance ends fails (ILLEGAL_GENERATION), failing its run over.

@@ -40,6 +40,15 @@ class FailuresTest {
     }
 
     @Test
+    void onlyAnotherMemberWithOurInstanceIdCountsAsFencedInstance() {
+        assertTrue(Failures.fencedInstance(
+                new SourceLoop.FatalException("cannot go on", new FencedInstanceIdException("x"))));
+        assertFalse(Failures.fencedInstance(new SourceLoop.FatalException("restart strategy gave up", null)));
+        assertFalse(Failures.fencedInstance(new GroupAuthorizationException("g")));
+        assertFalse(Failures.fencedInstance(new ProducerFencedException("x")));
+    }
+
+    @Test
     void aDuplicateInstanceIdIsExplained() {
         assertTrue(Failures.hint(new FencedInstanceIdException("x")).contains("give every instance its own"));
         assertEquals("", Failures.hint(new ProducerFencedException("x")));
