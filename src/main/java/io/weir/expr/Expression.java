@@ -4,11 +4,13 @@ import dev.cel.bundle.Cel;
 import dev.cel.bundle.CelFactory;
 import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.CelIssue;
+import dev.cel.common.CelOptions;
 import dev.cel.common.CelValidationException;
 import dev.cel.common.ast.CelExpr;
 import dev.cel.common.types.CelKind;
 import dev.cel.common.types.CelType;
 import dev.cel.common.types.MapType;
+import dev.cel.common.types.NullableType;
 import dev.cel.common.types.SimpleType;
 import dev.cel.parser.CelStandardMacro;
 import dev.cel.runtime.CelEvaluationException;
@@ -92,8 +94,17 @@ public final class Expression {
         return expression;
     }
 
+    /**
+     * CEL's options: ints, uints and doubles compare by their numeric value ({@code value.price > 9.99}
+     * holds for a price of 10 as for 10.5, as a JSON field may carry either), as CEL's language
+     * definition says; the library's default leaves these overloads out.
+     */
+    private static final CelOptions OPTIONS =
+            CelOptions.current().enableHeterogeneousNumericComparisons(true).build();
+
     private static Cel environment(ExpressionTypes types) {
         return CelFactory.standardCelBuilder()
+                .setOptions(OPTIONS)
                 .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
                 .addVar("value", type(types.value()))
                 .addVar("key", type(types.key()))
@@ -130,11 +141,16 @@ public final class Expression {
         return valuePath != null;
     }
 
+    /**
+     * A text or bytes key or value may be null (a record without a key, a tombstone): declared as
+     * CEL's nullable wrapper of string or bytes, so {@code key != null} type-checks while the
+     * functions of text still apply and a number is still no text.
+     */
     private static CelType type(ExpressionTypes.Kind kind) {
         return switch (kind) {
             case DYN -> SimpleType.DYN;
-            case STRING -> SimpleType.STRING;
-            case BYTES -> SimpleType.BYTES;
+            case STRING -> NullableType.create(SimpleType.STRING);
+            case BYTES -> NullableType.create(SimpleType.BYTES);
         };
     }
 
@@ -145,7 +161,11 @@ public final class Expression {
     private static ExpressionError.Issue issue(CelIssue issue) {
         int line = Math.max(1, issue.getSourceLocation().getLine());
         int column = Math.max(0, issue.getSourceLocation().getColumn()) + 1;
-        return new ExpressionError.Issue(line, column, Values.clean(issue.getMessage()));
+        // A text key or value is declared as a nullable string (see type()); users wrote a string.
+        String message = Values.clean(issue.getMessage())
+                .replace("wrapper(string)", "string")
+                .replace("wrapper(bytes)", "bytes");
+        return new ExpressionError.Issue(line, column, message);
     }
 
     /** The text as written. */
@@ -226,6 +246,9 @@ public final class Expression {
     }
 
     private static String name(CelType type) {
+        if (type instanceof NullableType nullable) {
+            return name(nullable.targetType()); // a text key or value: "string", null or not
+        }
         if (type.parameters().isEmpty()) {
             return type.name();
         }

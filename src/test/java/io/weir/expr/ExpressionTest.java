@@ -247,6 +247,42 @@ class ExpressionTest {
     }
 
     @Test
+    void intsAndDoublesCompareAsNumbersAsJsonFieldsMixThem() throws Exception {
+        // The same JSON field arrives as 10 or 10.5: a threshold must hold for both.
+        assertEquals(true, eval("value.price > 2"));
+        assertEquals(true, eval("value.amount < 23.5"));
+        assertEquals(true, eval("value.amount >= 23.0 && value.amount <= 23.0"));
+        assertEquals(false, eval("value.price > 9.99 || value.amount > 99.5"));
+        assertEquals(true, eval("1 < 1.5 && 2.5 > 2 && 1u < 1.5"));
+        assertEquals(true, eval("value.amount == 23.0"));
+        // Arithmetic still needs one type, as CEL defines it.
+        assertTrue(evalError("value.amount * 1.5").startsWith("No matching overload for function '_*_'"));
+        assertEquals(34.5, eval("double(value.amount) * 1.5"));
+    }
+
+    @Test
+    void aTextKeyOrValueMayBeNullAsATombstoneOrAMissingKeyIs() throws Exception {
+        ExpressionTypes text = new ExpressionTypes(ExpressionTypes.Kind.STRING, ExpressionTypes.Kind.STRING);
+        Expression keyed = Expression.compileCondition("key != null && key.startsWith('k')", "a filter", text);
+        assertTrue(keyed.test(new Rec("v", "k1")));
+        assertFalse(keyed.test(new Rec("v", NullValue.NULL_VALUE)));
+        Expression tombstone = Expression.compileCondition("value == null", "a filter", text);
+        assertTrue(tombstone.test(new Rec(NullValue.NULL_VALUE, "k")));
+        assertFalse(tombstone.test(new Rec("v", "k")));
+        assertEquals(2L, Expression.compile("size(value)", text).evaluate(new Rec("hé", "k")));
+        assertEquals("string", Expression.compile("value", text).resultTypeName());
+        assertEquals("k!", Expression.compile("key + '!'", text).evaluate(new Rec("v", "k")));
+        ExpressionTypes bytes = new ExpressionTypes(ExpressionTypes.Kind.BYTES, ExpressionTypes.Kind.BYTES);
+        assertTrue(Expression.compileCondition("value != null && key == null", "a filter", bytes)
+                .test(new Rec(new byte[] {1}, NullValue.NULL_VALUE)));
+        // Still typed: a text is no number and has no fields.
+        assertTrue(compileError("value.amount", text).message().contains("does not support field selection"));
+        assertEquals(
+                "found no matching overload for '_>_' applied to '(string, int)'",
+                compileError("key > 5", text).message());
+    }
+
+    @Test
     void conditionsMustGiveABool() throws Exception {
         ExpressionError error = assertThrows(
                 ExpressionError.class,
