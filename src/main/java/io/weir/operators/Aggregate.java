@@ -129,11 +129,19 @@ public final class Aggregate implements Operator {
 
     /** The record's key; a record without one is refused. */
     static Object key(Event event) {
-        Object key = event.key().value();
-        if (key == null) {
+        if (keyless(event)) {
             throw new BadRecordException("aggregate by key needs a record key, and this record has none");
         }
-        return key;
+        return event.key().value();
+    }
+
+    /**
+     * Whether {@code event} has no key: none was read, or a {@code key-by} gave null (which crosses
+     * the repartition topic as JSON null).
+     */
+    static boolean keyless(Event event) {
+        Object key = event.key().value();
+        return key == null || key instanceof NullValue;
     }
 
     /**

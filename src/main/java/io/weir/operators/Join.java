@@ -79,7 +79,7 @@ public final class Join implements Operator {
 
     @Override
     public void process(Event event, Collector out) {
-        if (event.key().value() == null) {
+        if (Aggregate.keyless(event)) {
             throw new BadRecordException("join needs a record key, and this record has none");
         }
         long ts = event.timestamp();

@@ -49,7 +49,7 @@ public final class Lookup implements Operator {
     @Override
     public void process(Event event, Collector out) {
         InputPartition input = context.currentInput();
-        if (event.key().value() == null) {
+        if (Aggregate.keyless(event)) {
             throw new BadRecordException("lookup needs a record key, and this record has none");
         }
         if (input != null && input.topic().equals(tableTopic)) {

@@ -173,6 +173,37 @@ class ExamplesTest {
     }
 
     @Test
+    void aRecordReKeyedToNullHasNoKeyForTheAggregateAfterIt(@TempDir Path dir) throws IOException {
+        // The null key crosses the repartition topic as JSON null; the aggregate must refuse it as
+        // it refuses a record read without a key, not count every such record under one null key.
+        passes(
+                dir,
+                """
+                application: rekeyed
+                kafka: { bootstrap: localhost:9092 }
+                pipeline:
+                  - source: { topic: orders, format: json }
+                  - key-by: "value.user"
+                  - aggregate: { by: key, key-as: user, count: n }
+                  - sink: { topic: counts, format: json }
+                """,
+                """
+                cases:
+                  - name: a user of null is no key
+                    input:
+                      - { key: o1, value: { user: null } }
+                      - { key: o2, value: { user: u1 } }
+                      - { key: o3, value: { user: null } }
+                    expect:
+                      counts:
+                        - { key: u1, value: { user: u1, n: 1 } }
+                      dead-letter:
+                        - { key: "null", error: "aggregate by key needs a record key", step: pipeline.2.aggregate }
+                        - { key: "null", error: "aggregate by key needs a record key", step: pipeline.2.aggregate }
+                """);
+    }
+
+    @Test
     void aBytesSinkWritesTextAsUtf8AndOtherValuesAsJsonText(@TempDir Path dir) throws IOException {
         passes(
                 dir,
