@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * The {@code dedupe} step: drops a record whose id was already seen, for the same key, at most
  * {@code within} earlier or later in record time; the first record of an id opens its window and
- * later duplicates do not extend it. Ids are kept per key in a map state (id → timestamp first seen)
+ * later duplicates do not extend it (a record of the id more than {@code within} before it, out of
+ * order, passes and leaves it remembered at the later time). Ids are kept per key in a map state (id → timestamp first seen)
  * and expire through an event-time timer at first-seen + within: once the task's event time (the
  * highest record timestamp of each input, the lowest over its inputs) passes it, the id is
  * forgotten, so state stays bounded by the ids of one {@code within}.
@@ -42,8 +43,12 @@ public final class Dedupe implements Operator {
         if (first != null && Math.abs(ts - first) < withinMs) {
             return;
         }
-        seen.put(key, ts);
-        context.timers().registerEventTime(expiry(ts));
+        if (first == null || ts > first) {
+            seen.put(key, ts);
+            context.timers().registerEventTime(expiry(ts));
+        }
+        // else: a record out of order by more than `within` is no duplicate, but the id stays
+        // remembered at its later time, which records still to come are far more likely near.
         out.emit(event);
     }
 

@@ -133,6 +133,14 @@ class StepOperatorsTest {
         assertEquals(1, emitted(h2, "k", "{\"id\":1}", 600), "expired ids are forgotten");
     }
 
+    @Test
+    void dedupeStillDropsADuplicateOfTheLaterRecordAfterAnOutOfOrderOneOfTheSameIdPassed() throws Exception {
+        OperatorHarness h = new OperatorHarness(new Dedupe((e, c) -> field(e, "id"), 60_000));
+        assertEquals(1, emitted(h, "u1", "{\"id\":7}", 100_000));
+        assertEquals(1, emitted(h, "u1", "{\"id\":7}", 30_000)); // 70 s before it: no duplicate
+        assertEquals(0, emitted(h, "u1", "{\"id\":7}", 100_500), "a duplicate of the first, 500 ms after it");
+    }
+
     private static int emitted(OperatorHarness h, String key, String json, long ts) throws Exception {
         return h.process(key, Json.decode(json.getBytes(StandardCharsets.UTF_8)), ts) == null ? 0 : 1;
     }
