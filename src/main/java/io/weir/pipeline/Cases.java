@@ -169,7 +169,8 @@ public final class Cases {
                 wanted.computeIfAbsent(k == null || k.isNull() ? null : k.asText(), x -> new ArrayList<>())
                         .add(r);
             }
-            Map<String, List<LocalRun.Output>> got = actual.getOrDefault(topic, Map.of());
+            // A LinkedHashMap, not Map.of(): an expected record without a key is looked up by null.
+            Map<String, List<LocalRun.Output>> got = actual.getOrDefault(topic, new LinkedHashMap<>());
             Set<String> keys = new LinkedHashSet<>(wanted.keySet());
             keys.addAll(got.keySet());
             for (String key : keys) {

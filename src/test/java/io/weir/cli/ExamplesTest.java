@@ -72,9 +72,25 @@ class ExamplesTest {
                     expect:
                       totals:
                         - { key: u1, value: { user: u1, count: 1, sum: 38, lastSeq: 1 } }
+                  - name: a record without a key expected where nothing is written
+                    input:
+                      - { key: u2, value: { user: u2, amount: 5, seq: 1 } }
+                    expect:
+                      totals:
+                        - { key: u2, value: { user: u2, count: 1, sum: 5, lastSeq: 1 } }
+                      dead-letter:
+                        - { key: null, error: "nothing" }
+                  - name: right sum
+                    input:
+                      - { key: u3, value: { user: u3, amount: 2, seq: 1 } }
+                    expect:
+                      totals:
+                        - { key: u3, value: { user: u3, count: 1, sum: 2, lastSeq: 1 } }
                 """);
         Run run = weir("test", "--config", "config/examples/running-totals.yaml", "--cases", cases.toString());
         assertEquals(1, run.exit(), run.out());
+        assertTrue(run.out().contains("1 passed, 2 failed"), run.out());
+        assertTrue(run.out().contains("key null #1: missing"), run.out());
         assertTrue(run.out().contains("FAIL wrong sum"), run.out());
         assertTrue(run.out().contains("totals, key u1 #1: value differs"), run.out());
         assertTrue(run.out().contains("\"sum\":37"), run.out());
