@@ -19,6 +19,11 @@ public record KeyByStep(Expression by, OptionalInt partitions) implements Operat
         }
     }
 
+    /** The repartition topic the {@code n}th key-by (from 1) of {@code application} writes. */
+    public static String topic(String application, int n) {
+        return application + "-repartition-" + n;
+    }
+
     @Override
     public String type() {
         return "key-by";

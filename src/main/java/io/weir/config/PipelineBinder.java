@@ -289,6 +289,7 @@ final class PipelineBinder {
                 root.error(step.origin(), "pipeline." + i + ": a " + step.type() + " may only be the last step");
             }
         }
+        List<String> own = ownTopics(root, steps);
         if (last.step().orElse(null) instanceof TerminalStep terminal) {
             for (SinkStep sink : terminal.sinks()) {
                 if (read.indexOf(sink.topic()) > 0) { // the source's own check is the sink's
@@ -296,9 +297,45 @@ final class PipelineBinder {
                             last.origin(),
                             "pipeline." + (steps.size() - 1) + ": the job writes " + sink.topic()
                                     + ", which a join or lookup of the job reads; write to another topic");
+                } else if (own.contains(sink.topic())) {
+                    root.error(
+                            last.origin(),
+                            "pipeline." + (steps.size() - 1) + ": the job writes " + sink.topic()
+                                    + ", a topic Weir keeps for this job itself; write to another topic");
                 }
             }
         }
+        // A late record written to a topic the job reads would be read again, be late again, and
+        // be written again, once per checkpoint, for ever.
+        for (int i = 1; i < steps.size() - 1; i++) {
+            Bound step = steps.get(i);
+            if (step.step().orElse(null) instanceof AggregateStep a
+                    && a.lateTopic().isPresent()) {
+                String late = a.lateTopic().get();
+                if (read.contains(late) || own.contains(late)) {
+                    root.error(
+                            step.origin(),
+                            "pipeline." + i + ".aggregate.late.topic must differ from " + late + ", which the job "
+                                    + (read.contains(late) ? "reads" : "keeps for itself")
+                                    + ": its late records would come back; write them to another topic");
+                }
+            }
+        }
+    }
+
+    /** The topics Weir keeps for the job: its repartition, checkpoint and snapshot topics. */
+    private static List<String> ownTopics(Section root, List<Bound> steps) {
+        if (!(root.node("application").orElse(null) instanceof YamlNode.Scalar app) || app.isNull()) {
+            return List.of(); // reported where the application is bound
+        }
+        List<String> own = new ArrayList<>(List.of(app.text() + "-checkpoints", app.text() + "-snapshots"));
+        int keyBys = 0;
+        for (Bound step : steps) {
+            if ("key-by".equals(step.type())) {
+                own.add(KeyByStep.topic(app.text(), ++keyBys));
+            }
+        }
+        return own;
     }
 
     private static Optional<SideInput> side(Step step) {

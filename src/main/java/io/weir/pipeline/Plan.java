@@ -92,7 +92,7 @@ public record Plan(String application, SourceStep source, List<StagePlan> stages
 
     /** The name of the repartition topic stage {@code n} reads. */
     public static String repartitionTopic(String application, int n) {
-        return application + "-repartition-" + n;
+        return KeyByStep.topic(application, n);
     }
 
     public static Plan of(WeirConfig config) {

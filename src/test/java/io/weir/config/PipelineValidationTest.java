@@ -310,6 +310,55 @@ class PipelineValidationTest {
     }
 
     @Test
+    void lateRecordsGoToATopicTheJobNeitherReadsNorKeepsForItself() {
+        String window = "window: { tumbling: 10s }, count: n";
+        assertEquals(
+                List.of(
+                        "config/job.yaml:4:5: pipeline.1.aggregate.late.topic must differ from e, which the job "
+                                + "reads: its late records would come back; write them to another topic",
+                        "config/job.yaml:7:5: pipeline.4.aggregate.late.topic must differ from p, which the job "
+                                + "reads: its late records would come back; write them to another topic",
+                        "config/job.yaml:8:5: pipeline.5.aggregate.late.topic must differ from app-repartition-1, "
+                                + "which the job keeps for itself: its late records would come back; write them to "
+                                + "another topic"),
+                errors(
+                        """
+        pipeline:
+          - source: { topic: e, timestamp: "value.ts" }
+          - aggregate: { %1$s, late: { topic: e } }
+          - lookup: { table: { topic: p }, as: p }
+          - key-by: "value.k"
+          - aggregate: { %1$s, late: { topic: p } }
+          - aggregate: { %1$s, late: { topic: app-repartition-1 } }
+          - sink: { topic: out }
+        """
+                                .formatted(window)));
+    }
+
+    @Test
+    void noSinkWritesATopicWeirKeepsForTheJob() {
+        assertEquals(
+                List.of("config/job.yaml:5:5: pipeline.2: the job writes app-repartition-1, a topic Weir keeps "
+                        + "for this job itself; write to another topic"),
+                errors(
+                        """
+        pipeline:
+          - source: { topic: in }
+          - key-by: "value.k"
+          - sink: { topic: app-repartition-1 }
+        """));
+        assertEquals(
+                List.of("config/job.yaml:4:5: pipeline.1: the job writes app-checkpoints, a topic Weir keeps "
+                        + "for this job itself; write to another topic"),
+                errors(
+                        """
+        pipeline:
+          - source: { topic: in }
+          - route: [ { when: "true", sink: { topic: app-checkpoints } } ]
+        """));
+    }
+
+    @Test
     void aJoinOrLookupMustComeBeforeAnyKeyByAndNoSinkMayWriteWhatTheyRead() {
         assertEquals(
                 List.of(
