@@ -67,7 +67,7 @@ final class ExpressionBinder {
     /** Where a position inside the expression is in the file, as near as the layout allows. */
     private static Origin at(YamlNode.Scalar scalar, ExpressionError.Issue issue) {
         Origin origin = scalar.origin();
-        if (origin.line() == 0 || issue.line() != 1 || scalar.layout() == YamlNode.Scalar.Layout.MULTI_LINE) {
+        if (origin.line() == 0 || issue.line() != 1 || scalar.layout() == YamlNode.Scalar.Layout.UNMAPPED) {
             return origin;
         }
         int quote = scalar.layout() == YamlNode.Scalar.Layout.QUOTED ? 1 : 0;
@@ -77,7 +77,7 @@ final class ExpressionBinder {
     /** The position inside the expression, for messages whose origin could not be moved there. */
     private static String inside(YamlNode.Scalar scalar, ExpressionError.Issue issue) {
         boolean moved =
-                scalar.origin().line() > 0 && issue.line() == 1 && scalar.layout() != YamlNode.Scalar.Layout.MULTI_LINE;
+                scalar.origin().line() > 0 && issue.line() == 1 && scalar.layout() != YamlNode.Scalar.Layout.UNMAPPED;
         return moved ? "" : " (at line " + issue.line() + ", column " + issue.column() + " of the expression)";
     }
 }

@@ -26,13 +26,14 @@ sealed interface YamlNode {
 
         /**
          * How a scalar is written: plain on one line (the text starts at the origin), quoted on
-         * one line (it starts one column after), or over several lines (block scalars, folded
-         * plain or quoted text), where positions inside the text are not those of the file.
+         * one line without escapes (it starts one column after), or otherwise (block scalars,
+         * folded plain or quoted text over several lines, quoted text with escapes such as
+         * {@code \"} or {@code ''}), where positions inside the text are not those of the file.
          */
         enum Layout {
             PLAIN,
             QUOTED,
-            MULTI_LINE
+            UNMAPPED
         }
 
         public Scalar {

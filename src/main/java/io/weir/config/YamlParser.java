@@ -117,10 +117,20 @@ final class YamlParser {
         boolean oneLine = scalar.getEndMark() == null
                 || scalar.getEndMark().getLine() == scalar.getStartMark().getLine();
         return switch (scalar.getScalarStyle()) {
-            case PLAIN -> oneLine ? YamlNode.Scalar.Layout.PLAIN : YamlNode.Scalar.Layout.MULTI_LINE;
+            case PLAIN -> oneLine ? YamlNode.Scalar.Layout.PLAIN : YamlNode.Scalar.Layout.UNMAPPED;
             case SINGLE_QUOTED, DOUBLE_QUOTED ->
-                oneLine ? YamlNode.Scalar.Layout.QUOTED : YamlNode.Scalar.Layout.MULTI_LINE;
-            default -> YamlNode.Scalar.Layout.MULTI_LINE;
+                // Escapes make the text shorter than what it is written as: columns would drift.
+                oneLine
+                                && scalar.getEndMark() != null
+                                && scalar.getEndMark().getColumn()
+                                                - scalar.getStartMark().getColumn()
+                                                - 2
+                                        == scalar.getValue()
+                                                .codePointCount(
+                                                        0, scalar.getValue().length())
+                        ? YamlNode.Scalar.Layout.QUOTED
+                        : YamlNode.Scalar.Layout.UNMAPPED;
+            default -> YamlNode.Scalar.Layout.UNMAPPED;
         };
     }
 

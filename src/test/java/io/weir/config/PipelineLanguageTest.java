@@ -139,6 +139,31 @@ class PipelineLanguageTest {
     }
 
     @Test
+    void aCelErrorInQuotedTextWithEscapesNamesItsPlaceInTheExpression() {
+        // The text is shorter than what it is written as, so its columns are not the file's.
+        assertEquals(
+                List.of("config/job.yaml:4:13: pipeline.1.filter: type error in CEL expression: undeclared "
+                        + "reference to 'nosuch' (at line 1, column 22 of the expression)"),
+                errors(
+                        """
+        pipeline:
+          - source: { topic: in }
+          - filter: "value.name == \\"x\\" && nosuch"
+          - sink: { topic: out }
+        """));
+        assertEquals(
+                List.of("config/job.yaml:4:13: pipeline.1.filter: type error in CEL expression: undeclared "
+                        + "reference to 'nosuch' (at line 1, column 22 of the expression)"),
+                errors(
+                        """
+        pipeline:
+          - source: { topic: in }
+          - filter: 'value.name == ''x'' && nosuch'
+          - sink: { topic: out }
+        """));
+    }
+
+    @Test
     void aCelErrorInABlockScalarNamesItsPlaceInTheExpression() {
         assertEquals(
                 List.of("config/job.yaml:4:13: pipeline.1.filter: type error in CEL expression: undeclared "
