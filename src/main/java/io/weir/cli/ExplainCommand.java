@@ -31,6 +31,12 @@ public final class ExplainCommand implements Callable<Integer> {
         if (config == null) {
             return JobConfigOptions.INVALID;
         }
+        String plugins = JobConfigOptions.pluginProblem(config);
+        if (plugins != null) {
+            spec.commandLine().getErr().println(plugins);
+            spec.commandLine().getErr().flush();
+            return JobConfigOptions.INVALID;
+        }
         PrintWriter out = spec.commandLine().getOut();
         out.print(render(config, Plan.of(config)));
         out.flush();

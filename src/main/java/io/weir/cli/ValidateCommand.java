@@ -64,6 +64,12 @@ public final class ValidateCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         try {
             WeirConfig loaded = new ConfigLoader().load(config, env, overrides);
+            String plugins = JobConfigOptions.pluginProblem(loaded);
+            if (plugins != null) {
+                err.println(plugins);
+                err.flush();
+                return INVALID;
+            }
             out.printf(
                     "ok: %s (application %s, %d steps)%n",
                     config, loaded.application(), loaded.pipeline().steps().size());

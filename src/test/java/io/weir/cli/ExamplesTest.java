@@ -278,6 +278,30 @@ class ExamplesTest {
                     : weir(command, "--config", job.toString());
             assertEquals(2, run.exit(), command);
         }
+        // A custom operator's class is looked for in the plugins by all three, as by a run.
+        Path missing = dir.resolve("missing.yaml");
+        Files.writeString(
+                missing,
+                """
+                application: missing
+                processing: { plugins: %s }
+                pipeline:
+                  - source: { topic: orders }
+                  - process: { class: com.acme.Nope }
+                  - sink: { topic: out }
+                """
+                        .formatted(dir.resolve("plugins")));
+        Path cases = dir.resolve("missing.cases.yaml");
+        Files.writeString(cases, "cases: [ { name: one, input: [ { key: a, value: {} } ], expect: {} } ]\n");
+        for (String command : List.of("validate", "explain", "test")) {
+            Run run = command.equals("test")
+                    ? weir(command, "--config", missing.toString(), "--cases", cases.toString())
+                    : weir(command, "--config", missing.toString());
+            assertEquals(2, run.exit(), command + ": " + run.out() + run.err());
+            assertTrue(
+                    run.err().contains("pipeline.1.process: class com.acme.Nope not found"),
+                    command + ": " + run.err());
+        }
     }
 
     /** Writes a job and its cases into {@code dir}, runs {@code weir test} and expects one case to pass. */
