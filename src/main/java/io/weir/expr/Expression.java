@@ -12,6 +12,7 @@ import dev.cel.common.types.CelType;
 import dev.cel.common.types.MapType;
 import dev.cel.common.types.NullableType;
 import dev.cel.common.types.SimpleType;
+import dev.cel.extensions.CelExtensions;
 import dev.cel.parser.CelStandardMacro;
 import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelRuntime;
@@ -106,6 +107,20 @@ public final class Expression {
         return CelFactory.standardCelBuilder()
                 .setOptions(OPTIONS)
                 .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
+                // CEL's common extensions, as most CEL environments offer them: strings
+                // (upperAscii, split, trim, …), math (greatest, least, …), sets, base64 and
+                // cel.bind.
+                .addCompilerLibraries(
+                        CelExtensions.strings(),
+                        CelExtensions.math(OPTIONS),
+                        CelExtensions.sets(OPTIONS),
+                        CelExtensions.encoders(),
+                        CelExtensions.bindings())
+                .addRuntimeLibraries(
+                        CelExtensions.strings(),
+                        CelExtensions.math(OPTIONS),
+                        CelExtensions.sets(OPTIONS),
+                        CelExtensions.encoders())
                 .addVar("value", type(types.value()))
                 .addVar("key", type(types.key()))
                 .addVar("headers", MapType.create(SimpleType.STRING, SimpleType.STRING))

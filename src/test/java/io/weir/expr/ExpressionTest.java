@@ -261,6 +261,18 @@ class ExpressionTest {
     }
 
     @Test
+    void celsCommonExtensionsAreThere() throws Exception {
+        assertEquals("ANN", eval("value.user.upperAscii()"));
+        assertEquals(List.of("a", "b"), eval("'a,b'.split(',')"));
+        assertEquals("n", eval("value.user.substring(1, 2)"));
+        assertEquals("x", eval("'  x '.trim()"));
+        assertEquals(2.5, eval("math.greatest(value.amount / 10, value.price)"));
+        assertEquals(true, eval("sets.contains(value.tags, ['b'])"));
+        assertEquals(529L, eval("cel.bind(a, value.amount, a * a)"));
+        assertEquals("YW5u", eval("base64.encode(bytes(value.user))"));
+    }
+
+    @Test
     void aTextKeyOrValueMayBeNullAsATombstoneOrAMissingKeyIs() throws Exception {
         ExpressionTypes text = new ExpressionTypes(ExpressionTypes.Kind.STRING, ExpressionTypes.Kind.STRING);
         Expression keyed = Expression.compileCondition("key != null && key.startsWith('k')", "a filter", text);
