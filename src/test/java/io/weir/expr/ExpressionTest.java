@@ -270,6 +270,12 @@ class ExpressionTest {
         assertEquals(true, eval("sets.contains(value.tags, ['b'])"));
         assertEquals(529L, eval("cel.bind(a, value.amount, a * a)"));
         assertEquals("YW5u", eval("base64.encode(bytes(value.user))"));
+        assertEquals(
+                "a-b|1|true|7|ann",
+                eval("['a', 'B'.lowerAscii()].join('-') + '|' + string(value.user.indexOf('n'))"
+                        + " + '|' + string(sets.intersects([1], [1, 2])) + '|' + string(math.abs(-7)) + '|'"
+                        + " + string(base64.decode('YW5u')).replace('x', 'y')"));
+        assertEquals(2L, eval("math.least(value.amount, 2)"));
     }
 
     @Test
