@@ -8,13 +8,32 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * The HTTP endpoint of an instance (the JDK's server, one thread): {@code /metrics} (Prometheus
- * text), {@code /health/live}, {@code /health/ready} and {@code /checkpoints} (JSON).
+ * The HTTP endpoint of an instance (the JDK's server): {@code /metrics} (Prometheus text), {@code
+ * /health/live}, {@code /health/ready} and {@code /checkpoints} (JSON).
+ *
+ * <p>The JDK's server reads a request's headers on the executor's thread: a client that stalls in
+ * the middle of its request holds a thread. So a few threads serve, and a request not read within
+ * {@link #MAX_REQUEST_SECONDS} has its connection closed, so that a slow or stuck client (a scanner,
+ * a half-open connection) cannot keep the probes from answering and get a healthy pod restarted.
  */
 public final class OpsServer implements AutoCloseable {
+    /** Threads serving requests: probes and scrapes still answer while a few clients stall. */
+    private static final int THREADS = 4;
+    /** How long the server waits for a request's line and headers before it closes the connection. */
+    static final int MAX_REQUEST_SECONDS = 10;
+
+    static {
+        // Read once, when the JDK's server classes first load (the first server of the process);
+        // an operator's own -Dsun.net.httpserver.maxReqTime wins.
+        if (System.getProperty("sun.net.httpserver.maxReqTime") == null) {
+            System.setProperty("sun.net.httpserver.maxReqTime", String.valueOf(MAX_REQUEST_SECONDS));
+        }
+    }
+
     static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
     private static final String JSON = "application/json";
 
@@ -29,8 +48,9 @@ public final class OpsServer implements AutoCloseable {
             int port, WeirMetrics metrics, Supplier<Boolean> live, Readiness readiness, CheckpointHistory history)
             throws IOException {
         server = HttpServer.create(new InetSocketAddress(port), 0);
-        executor = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "weir-http");
+        AtomicInteger threads = new AtomicInteger();
+        executor = Executors.newFixedThreadPool(THREADS, r -> {
+            Thread t = new Thread(r, "weir-http-" + threads.getAndIncrement());
             t.setDaemon(true);
             return t;
         });

@@ -170,6 +170,52 @@ class OpsEndpointsIT {
 
     /** More replicas than partitions: the member without a partition must be ready too, or a rollout never ends. */
     @Test
+    void clientsStalledMidRequestNeitherKeepTheProbesFromAnsweringNorHoldTheirConnections() throws Exception {
+        // In a weir run of its own: the JDK server's request time limit is set once per process.
+        TotalsJob job = TotalsJob.create("ops-stall", 2);
+        int port;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+        io.weir.fixtures.WeirProcess weir = io.weir.fixtures.WeirProcess.run(
+                        "ops-stall", TotalsJob.EXAMPLE, job.overrides("instance-id=i1", "http.port=" + port))
+                .start();
+        List<java.net.Socket> stalled = new java.util.ArrayList<>();
+        try {
+            String url = "http://localhost:" + port;
+            await().atMost(DEADLINE)
+                    .ignoreExceptions()
+                    .until(() -> Http.get(url + "/health/live").statusCode() == 200);
+            for (int i = 0; i < 3; i++) {
+                java.net.Socket socket = new java.net.Socket("localhost", port);
+                // A request line and a header, but never the blank line that ends the headers.
+                socket.getOutputStream()
+                        .write("GET /metrics HTTP/1.1\r\nHost: x\r\n"
+                                .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                socket.getOutputStream().flush();
+                stalled.add(socket);
+            }
+            assertEquals(200, Http.get(url + "/health/live").statusCode());
+            assertTrue(Http.get(url + "/metrics").body().contains("weir_records_in_total"));
+            for (java.net.Socket socket : stalled) {
+                socket.setSoTimeout((int) DEADLINE.toMillis());
+                int read;
+                try {
+                    read = socket.getInputStream().read();
+                } catch (java.net.SocketException reset) {
+                    read = -1; // closed by the server, as a reset
+                }
+                assertEquals(-1, read, "the server closed the stalled request's connection");
+            }
+        } finally {
+            for (java.net.Socket socket : stalled) {
+                socket.close();
+            }
+            weir.stop();
+        }
+    }
+
+    @Test
     void aMemberThatTheGroupAssignsNoPartitionIsReady() throws Exception {
         TotalsJob job = TotalsJob.create("ops-ready-empty", 1);
         produce(job, 100, 2);
