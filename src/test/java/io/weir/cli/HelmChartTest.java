@@ -163,6 +163,7 @@ class HelmChartTest {
         JsonNode monitor = one(kinds, "ServiceMonitor");
         assertEquals("/metrics", monitor.at("/spec/endpoints/0/path").asText());
         assertEquals("http", monitor.at("/spec/endpoints/0/port").asText());
+        assertTrue(monitor.at("/spec/endpoints/0/honorLabels").asBoolean(), "keeps Weir's instance label");
         assertEquals("prometheus", monitor.at("/metadata/labels/release").asText());
         // It selects the one ClusterIP service, not the headless one too (no double scrape).
         List<JsonNode> selected = new ArrayList<>();

@@ -64,17 +64,13 @@ class PrometheusIT {
         try (Ops ops = new Ops(instance)) {
             int weirPort = ops.serve(0);
             instance.start();
+            // The compose file's Prometheus configuration, scraping this instance every second.
+            String shipped = Files.readString(Path.of("config", "prometheus", "prometheus.yml"));
+            assertTrue(shipped.contains("scrape_interval: 5s") && shipped.contains("\"weir:8080\""), shipped);
             Files.writeString(
                     dir.resolve("prometheus.yml"),
-                    """
-                    global:
-                      scrape_interval: 1s
-                    scrape_configs:
-                      - job_name: weir
-                        static_configs:
-                          - targets: ['127.0.0.1:%d']
-                    """
-                            .formatted(weirPort));
+                    shipped.replace("scrape_interval: 5s", "scrape_interval: 1s")
+                            .replace("\"weir:8080\"", "\"127.0.0.1:" + weirPort + "\""));
             int promPort = freePort();
             prometheus = new ProcessBuilder(
                             prometheusBinary.toString(),
@@ -100,6 +96,10 @@ class PrometheusIT {
                     });
             JsonNode lag = query(api, "weir_consumer_lag_records" + app);
             assertEquals(2, lag.size(), "one lag series per input partition: " + lag);
+            // Weir's own instance label (the instance-id) is the one stored, not the target address.
+            JsonNode in = query(api, "weir_records_in_total" + app);
+            assertEquals("i1", in.get(0).at("/metric/instance").asText(), in.toString());
+            assertTrue(in.get(0).at("/metric/exported_instance").isMissingNode(), in.toString());
         } finally {
             if (prometheus != null) {
                 prometheus.destroy();
