@@ -73,12 +73,15 @@ public final class WeirMetrics implements InstanceEvents, AutoCloseable {
     private final Map<String, MultiGauge> rocksDb = new java.util.LinkedHashMap<>();
 
     private final AtomicLong lastCompletedId = new AtomicLong();
-    private final AtomicLong lastCompletedAt = new AtomicLong(-1);
+    /** When the last checkpoint completed, or when these metrics began (the process started). */
+    private final AtomicLong lastCompletedAt = new AtomicLong();
+
     private final List<AutoCloseable> binders = new ArrayList<>();
 
     public WeirMetrics(Instance instance, LongSupplier clock) {
         this.instance = instance;
         this.clock = clock;
+        lastCompletedAt.set(clock.getAsLong());
         common = Tags.of(
                 "application", instance.settings().application(),
                 "instance", instance.settings().instanceId());
@@ -125,7 +128,7 @@ public final class WeirMetrics implements InstanceEvents, AutoCloseable {
                 .register(registry);
         Gauge.builder("weir.checkpoint.last.completed.age", this, WeirMetrics::lastCompletedAgeSeconds)
                 .baseUnit("seconds")
-                .description("Seconds since the last checkpoint completed (NaN before the first)")
+                .description("Seconds since the last checkpoint completed, or since the start before the first")
                 .register(registry);
         Gauge.builder("weir.checkpoint.last.completed.id", lastCompletedId, AtomicLong::get)
                 .description("Id of the last completed checkpoint")
@@ -295,8 +298,7 @@ public final class WeirMetrics implements InstanceEvents, AutoCloseable {
     }
 
     private double lastCompletedAgeSeconds() {
-        long at = lastCompletedAt.get();
-        return at < 0 ? Double.NaN : (clock.getAsLong() - at) / 1000.0;
+        return (clock.getAsLong() - lastCompletedAt.get()) / 1000.0;
     }
 
     /** Reads the values sampled rather than counted (consumer lag per partition). */
