@@ -79,7 +79,7 @@ public final class Readiness {
         }
         if (!tasks.running()) {
             String why = tasks.notRunning();
-            return Optional.of(why == null ? "no partitions assigned" : why);
+            return Optional.of(why == null ? "starting the restored tasks" : why);
         }
         if (tasks.noTasks()) {
             return Optional.empty();

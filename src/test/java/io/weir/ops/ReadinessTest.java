@@ -87,7 +87,7 @@ class ReadinessTest {
         notRunning = "failing over after: boom";
         assertEquals(Optional.of("failing over after: boom"), readiness.notReadyReason());
         notRunning = null;
-        assertEquals(Optional.of("no partitions assigned"), readiness.notReadyReason());
+        assertEquals(Optional.of("starting the restored tasks"), readiness.notReadyReason());
         stopped = true;
         assertEquals(Optional.of("stopped"), readiness.notReadyReason());
     }
