@@ -27,7 +27,7 @@ public final class RunCommand implements Callable<Integer> {
         try {
             settings = Jobs.settings(loaded);
         } catch (Plugins.PluginException e) {
-            System.err.println("weir: cannot start: " + Secrets.redact(e.getMessage()));
+            report("weir: cannot start: " + Secrets.redact(e.getMessage()));
             return JobConfigOptions.INVALID;
         }
         Instance instance = new Instance(settings, Jobs.clients(loaded));
@@ -42,11 +42,24 @@ public final class RunCommand implements Callable<Integer> {
                                             + " /health/ready, /metrics, /checkpoints)",
                                     port);
                 } catch (java.io.IOException e) {
-                    System.err.println("weir: cannot start: " + e.getMessage());
+                    report("weir: cannot start: " + e.getMessage());
                     return 1;
                 }
             }
             return runUntilStopped(instance);
+        }
+    }
+
+    /**
+     * The last word of a run that could not start or stopped on a fatal error: on standard error, or,
+     * with {@code --log-format json}, as an error log line, so that every line a log pipeline
+     * collects is a JSON object.
+     */
+    static void report(String line) {
+        if ("json".equals(System.getProperty("WEIR_LOG_FORMAT"))) {
+            LoggerFactory.getLogger(RunCommand.class).error(line);
+        } else {
+            System.err.println(line);
         }
     }
 
@@ -55,7 +68,7 @@ public final class RunCommand implements Callable<Integer> {
         try {
             instance.start();
         } catch (Exception e) {
-            System.err.println("weir: cannot start: " + Secrets.redact(e.getMessage()));
+            report("weir: cannot start: " + Secrets.redact(e.getMessage()));
             instance.close();
             return 1;
         }
@@ -64,7 +77,7 @@ public final class RunCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(hook);
         Throwable fatal = instance.awaitTermination();
         if (fatal != null) {
-            System.err.println("weir: stopped: " + Secrets.redact(String.valueOf(fatal)));
+            report("weir: stopped: " + Secrets.redact(String.valueOf(fatal)));
             return 1;
         }
         return 0;

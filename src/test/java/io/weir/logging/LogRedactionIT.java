@@ -93,6 +93,38 @@ class LogRedactionIT {
     }
 
     @Test
+    void aRunThatCannotStartSaysWhyInAJsonLine() throws Exception {
+        Path job = temp.resolve("unstartable.yaml");
+        Files.writeString(
+                job,
+                "application: unstartable\n"
+                        + "kafka: { bootstrap: " + KafkaFixture.bootstrap() + " }\n"
+                        + "processing: { plugins: " + temp.resolve("no-plugins") + " }\n"
+                        + "pipeline:\n"
+                        + "  - source: { topic: in, format: json }\n"
+                        + "  - process: { class: com.acme.Nope }\n"
+                        + "  - sink: { topic: out, format: json }\n");
+        try (WeirProcess weir =
+                WeirProcess.weir("unstartable", List.of("run", "--log-format", "json", "--config", job.toString()))) {
+            weir.start();
+            await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(weir.log(), StandardCharsets.UTF_8)
+                    .contains("weir: cannot start"));
+            assertTrue(weir.stop() != 0);
+            List<String> lines = Files.readAllLines(weir.log(), StandardCharsets.UTF_8);
+            boolean said = false;
+            for (String line : lines) {
+                JsonNode json = JSON.readTree(line);
+                assertTrue(json.isObject() && json.has("level") && json.has("message"), line);
+                said |= json.get("level").asText().equals("ERROR")
+                        && json.get("message")
+                                .asText()
+                                .startsWith("weir: cannot start: pipeline.1.process: class com.acme.Nope not found");
+            }
+            assertTrue(said, () -> String.join("\n", lines));
+        }
+    }
+
+    @Test
     void commandsNeverPrintTheSecrets() throws Exception {
         Path job = job("redact-cli", "orders");
         String validate = run("validate", "--config", job.toString());
