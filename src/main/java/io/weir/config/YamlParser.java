@@ -119,19 +119,21 @@ final class YamlParser {
         return switch (scalar.getScalarStyle()) {
             case PLAIN -> oneLine ? YamlNode.Scalar.Layout.PLAIN : YamlNode.Scalar.Layout.UNMAPPED;
             case SINGLE_QUOTED, DOUBLE_QUOTED ->
-                // Escapes make the text shorter than what it is written as: columns would drift.
-                oneLine
-                                && scalar.getEndMark() != null
-                                && scalar.getEndMark().getColumn()
-                                                - scalar.getStartMark().getColumn()
-                                                - 2
-                                        == scalar.getValue()
-                                                .codePointCount(
-                                                        0, scalar.getValue().length())
-                        ? YamlNode.Scalar.Layout.QUOTED
-                        : YamlNode.Scalar.Layout.UNMAPPED;
+                oneLine && !escaped(scalar) ? YamlNode.Scalar.Layout.QUOTED : YamlNode.Scalar.Layout.UNMAPPED;
             default -> YamlNode.Scalar.Layout.UNMAPPED;
         };
+    }
+
+    /**
+     * Whether a one-line quoted scalar is written longer than its text (escapes such as {@code \"}
+     * or {@code ''}): then positions inside the text drift from the file's columns.
+     */
+    private static boolean escaped(ScalarNode scalar) {
+        int written = scalar.getEndMark() == null
+                ? -1
+                : scalar.getEndMark().getColumn() - scalar.getStartMark().getColumn() - 2; // the quotes
+        String text = scalar.getValue();
+        return written != text.codePointCount(0, text.length());
     }
 
     private YamlNode.Mapping convertMapping(MappingNode node) {
