@@ -13,10 +13,11 @@ import java.util.Map;
  * The {@code dedupe} step: drops a record whose id was already seen, for the same key, at most
  * {@code within} earlier or later in record time; the first record of an id opens its window and
  * later duplicates do not extend it (a record of the id more than {@code within} before it, out of
- * order, passes and leaves it remembered at the later time). Ids are kept per key in a map state (id → timestamp first seen)
- * and expire through an event-time timer at first-seen + within: once the task's event time (the
- * highest record timestamp of each input, the lowest over its inputs) passes it, the id is
- * forgotten, so state stays bounded by the ids of one {@code within}.
+ * order, passes and leaves it remembered at the later time). Ids are kept per key in a map state
+ * (id → the latest time a record of it passed) and expire through an event-time timer at that time
+ * + within: once the task's event time (the highest record timestamp of each input, the lowest over
+ * its inputs) passes it, the id is forgotten, so state stays bounded by the ids of one {@code
+ * within}.
  */
 public final class Dedupe implements Operator {
     private final RecordFunction id;
