@@ -15,10 +15,17 @@ import java.util.Map;
 
 /**
  * The {@code lookup} step: a stream-table join. The task reads partition p of the table topic along
- * with the stream, the lower timestamp first, and keeps the table's latest value per key in its
- * state (a tombstone deletes the key); a stream record gets field {@code as} set to its key's value
- * at that moment. An inner lookup drops a record whose key has no value, a left one sends it with
- * {@code as} null. Table records go no further than this step.
+ * with the stream, the lower timestamp first, and keeps the table's value per key in its state (a
+ * tombstone deletes the key); a stream record gets field {@code as} set to its key's value at its
+ * timestamp. An inner lookup drops a record whose key has no value, a left one sends it with {@code
+ * as} null. Table records go no further than this step.
+ *
+ * <p>Reading the lower timestamp first does not always hold: while a checkpoint's barrier holds the
+ * stream back (alignment), the table is read on to its own barrier, which on a backlog may lie far
+ * ahead in time. So a table record later than the stream's time (the highest timestamp of the
+ * stream records this task processed) is kept aside, per key, as a pending version, and becomes the
+ * key's value only once the stream's time reaches it: a stream record sees the table as of its
+ * time, whatever order the two topics arrive in.
  */
 public final class Lookup implements Operator {
     private final String tableTopic;
@@ -27,6 +34,10 @@ public final class Lookup implements Operator {
     private final String as;
     private OperatorContext context;
     private ValueState<byte[]> table;
+    /** Per key: table versions later than the stream's time when they came ({@link Versions}). */
+    private ValueState<byte[]> pending;
+    /** The highest timestamp of the stream records processed since this operator opened. */
+    private long streamTime = Long.MIN_VALUE;
 
     /** The state name of the table; exposed for tests. */
     public static String state(String topic) {
@@ -44,6 +55,7 @@ public final class Lookup implements Operator {
     public void open(OperatorContext context) {
         this.context = context;
         this.table = context.state().valueState(state(tableTopic), Serde.BYTES);
+        this.pending = context.state().valueState("lookup-pending:" + tableTopic, Serde.BYTES);
     }
 
     @Override
@@ -53,16 +65,18 @@ public final class Lookup implements Operator {
             throw new BadRecordException("lookup needs a record key, and this record has none");
         }
         if (input != null && input.topic().equals(tableTopic)) {
-            if (event.value() == null) {
-                table.clear();
-            } else {
-                table.update(tableCodec.encode(event.value()));
-            }
+            byte[] version = event.value() == null ? null : tableCodec.encode(event.value());
+            settle(Versions.add(pending.value(), event.timestamp(), version));
             return;
         }
         if (!(event.value() instanceof Map)) {
             throw new BadRecordException("lookup adds field " + as + " to the record, which needs a JSON object, was "
                     + Json.describe(event.value()));
+        }
+        streamTime = Math.max(streamTime, event.timestamp());
+        byte[] waiting = pending.value();
+        if (waiting != null) {
+            settle(Versions.decode(waiting));
         }
         byte[] row = table.value();
         if (row == null && !left) {
@@ -72,5 +86,82 @@ public final class Lookup implements Operator {
         Map<String, Object> fields = new LinkedHashMap<>((Map<String, Object>) event.value());
         fields.put(as, row == null ? NullValue.NULL_VALUE : tableCodec.decode(row));
         out.emit(event.withValue(fields));
+    }
+
+    /** Makes the versions the stream's time reached the key's value, in time order; keeps the rest. */
+    private void settle(java.util.List<Versions.Version> versions) {
+        int applied = 0;
+        for (Versions.Version v : versions) {
+            if (v.timestamp() > streamTime) {
+                break;
+            }
+            if (v.value() == null) {
+                table.clear();
+            } else {
+                table.update(v.value());
+            }
+            applied++;
+        }
+        if (applied == versions.size()) {
+            pending.clear();
+        } else {
+            pending.update(Versions.encode(versions.subList(applied, versions.size())));
+        }
+    }
+
+    /** A key's pending table versions, in time order, as bytes: count, then (time, length or -1, bytes). */
+    static final class Versions {
+        private Versions() {}
+
+        /** One version: its timestamp and encoded value (null: a tombstone). */
+        record Version(long timestamp, byte[] value) {}
+
+        static java.util.List<Version> decode(byte[] bytes) {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(bytes);
+            int n = b.getInt();
+            java.util.List<Version> versions = new java.util.ArrayList<>(n + 1);
+            for (int i = 0; i < n; i++) {
+                long ts = b.getLong();
+                int length = b.getInt();
+                byte[] value = null;
+                if (length >= 0) {
+                    value = new byte[length];
+                    b.get(value);
+                }
+                versions.add(new Version(ts, value));
+            }
+            return versions;
+        }
+
+        static byte[] encode(java.util.List<Version> versions) {
+            int size = 4;
+            for (Version v : versions) {
+                size += 12 + (v.value() == null ? 0 : v.value().length);
+            }
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(size);
+            b.putInt(versions.size());
+            for (Version v : versions) {
+                b.putLong(v.timestamp());
+                b.putInt(v.value() == null ? -1 : v.value().length);
+                if (v.value() != null) {
+                    b.put(v.value());
+                }
+            }
+            return b.array();
+        }
+
+        /**
+         * {@code stored} (null: none) with a version at {@code timestamp} added after those at or
+         * before it, so that of two at one time the later read wins.
+         */
+        static java.util.List<Version> add(byte[] stored, long timestamp, byte[] value) {
+            java.util.List<Version> versions = stored == null ? new java.util.ArrayList<>() : decode(stored);
+            int at = versions.size();
+            while (at > 0 && versions.get(at - 1).timestamp() > timestamp) {
+                at--;
+            }
+            versions.add(at, new Version(timestamp, value));
+            return versions;
+        }
     }
 }

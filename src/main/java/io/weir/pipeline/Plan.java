@@ -300,7 +300,7 @@ public record Plan(String application, SourceStep source, List<StagePlan> stages
                     + j.within().toMillis()
                     + " ms (map state, dropped by event-time timers once the watermark passes them)";
         } else if (step instanceof LookupStep) {
-            return "per key: the table's latest value (value state)";
+            return "per key: the table's value, and its versions later than the stream (value states)";
         } else if (step instanceof ProcessStep) {
             return "per key: whatever the operator declares (value, map, list state and timers)";
         }

@@ -41,6 +41,26 @@ class LookupTest {
     }
 
     @Test
+    void aRecordSeesTheTableAsOfItsTimestampWhenTheTableIsReadAheadOfTheStream() throws Exception {
+        // While a barrier holds the stream back, the table is read on to its own barrier: its later
+        // versions arrive before the orders they must not reach yet.
+        OperatorHarness h = new OperatorHarness(new Lookup(TABLE, Codecs.JSON, false, "customer"));
+        h.inputTopic = TABLE;
+        assertNull(h.process("c1", Map.of("v", 1L), 100));
+        assertNull(h.process("c1", Map.of("v", 2L), 300));
+        assertNull(h.process("c1", null, 500));
+        assertNull(h.process("c1", Map.of("v", 3L), 700));
+        assertNull(order(h, "c1", 50), "no version of c1 at 50 yet");
+        assertEquals(Map.of("v", 1L), ((Map<?, ?>) order(h, "c1", 150).value()).get("customer"));
+        assertEquals(Map.of("v", 2L), ((Map<?, ?>) order(h, "c1", 350).value()).get("customer"));
+        assertNull(order(h, "c1", 550), "deleted at 500");
+        assertEquals(Map.of("v", 3L), ((Map<?, ?>) order(h, "c1", 800).value()).get("customer"));
+        // A table record older than the stream's time is its key's value at once.
+        table(h, "c1", Map.of("v", 4L));
+        assertEquals(Map.of("v", 4L), ((Map<?, ?>) order(h, "c1", 801).value()).get("customer"));
+    }
+
+    @Test
     void aLeftLookupSendsARecordWithoutTableValueWithNull() throws Exception {
         OperatorHarness h = new OperatorHarness(new Lookup(TABLE, Codecs.JSON, true, "customer"));
         Event e = order(h, "c9", 1);
