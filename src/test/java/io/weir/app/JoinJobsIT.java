@@ -99,6 +99,50 @@ class JoinJobsIT {
 
     @Test
     @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aBackloggedTableReadAheadOfTheStreamGivesEachOrderTheVersionOfItsTime() throws Exception {
+        // Both topics full before the start, table versions interleaved in time with the orders: the
+        // first barrier comes after a few hundred orders, and while it holds the orders back the
+        // table is read on to its own barrier, far ahead in time.
+        String app = KafkaFixture.uniqueTopic("lookup-backlog");
+        String orders = KafkaFixture.createTopic(app + "-orders", 1);
+        String customers = KafkaFixture.createTopic(app + "-customers", 1);
+        String out = app + "-out";
+        long t0 = System.currentTimeMillis() - 3_600_000;
+        List<ProducerRecord<String, String>> records = new ArrayList<>();
+        Map<String, java.util.TreeMap<Long, String>> versions = new java.util.HashMap<>();
+        for (int i = 0; i < 40; i++) {
+            String c = "c" + (i % 5);
+            long ts = t0 + 200L * i + 5;
+            records.add(customer(customers, 0, c, "{\"tier\":\"v" + i + "\"}", ts));
+            versions.computeIfAbsent(c, k -> new java.util.TreeMap<>()).put(ts, "v" + i);
+        }
+        Map<String, String> expected = new java.util.TreeMap<>();
+        for (int i = 0; i < 800; i++) {
+            String c = "c" + (i % 5);
+            long ts = t0 + 10L * i;
+            records.add(order(orders, 0, c, "o" + i, ts));
+            Map.Entry<Long, String> version = versions.get(c).floorEntry(ts);
+            if (version != null) {
+                expected.put("o" + i, version.getValue());
+            }
+        }
+        KafkaFixture.produce(records);
+        WeirConfig config = load(
+                app,
+                "pipeline.0.source.topic=" + orders,
+                "pipeline.1.lookup.table.topic=" + customers,
+                "pipeline.3.sink.topic=" + out,
+                "processing.auto-offset-reset=earliest");
+        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
+            instance.start();
+            Instances.awaitUntil(instance, Duration.ofSeconds(60), () -> Instances.committed(out) >= expected.size());
+            instance.stopGracefully(Duration.ofSeconds(30));
+        }
+        assertEquals(expected, tiers(out));
+    }
+
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
     void aTableIsReadFromItsBeginningWhenTheStreamStartsAtItsEnd() throws Exception {
         String app = KafkaFixture.uniqueTopic("lookup-latest");
         String orders = KafkaFixture.createTopic(app + "-orders", 1);
