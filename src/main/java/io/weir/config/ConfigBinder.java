@@ -71,6 +71,16 @@ final class ConfigBinder {
             deadLetterSection.error(
                     deadLetterSection.originOf("topic"),
                     "dead-letter.topic must " + "differ from the pipeline's topics, was " + deadLetter.get());
+        } else if (pipeline.isPresent() && deadLetter.isPresent() && application.isPresent()) {
+            int keyBys = (int) pipeline.get().operators().stream()
+                    .filter(KeyByStep.class::isInstance)
+                    .count();
+            if (PipelineBinder.ownTopics(application.get(), keyBys).contains(deadLetter.get())) {
+                deadLetterSection.error(
+                        deadLetterSection.originOf("topic"),
+                        "dead-letter.topic must differ from the topics Weir keeps for this job itself (its "
+                                + "repartition, checkpoint and snapshot topics), was " + deadLetter.get());
+            }
         }
         return root.build(
                 mark,

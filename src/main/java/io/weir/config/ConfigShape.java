@@ -19,7 +19,8 @@ final class ConfigShape {
     static final Pattern NAME = Pattern.compile("[a-zA-Z0-9._-]+");
 
     /** Kafka's rule for topic names. */
-    static final Pattern TOPIC = Pattern.compile("[a-zA-Z0-9._-]{1,249}");
+    /** A Kafka topic name: Kafka's characters and length, and not "." or "..", which it refuses. */
+    static final Pattern TOPIC = Pattern.compile("(?!\\.{1,2}$)[a-zA-Z0-9._-]{1,249}");
 
     /** Longest application name, leaving room for suffixes within Kafka's 249-character topics. */
     static final int MAX_NAME_LENGTH = 200;

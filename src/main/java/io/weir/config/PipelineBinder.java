@@ -328,12 +328,15 @@ final class PipelineBinder {
         if (!(root.node("application").orElse(null) instanceof YamlNode.Scalar app) || app.isNull()) {
             return List.of(); // reported where the application is bound
         }
-        List<String> own = new ArrayList<>(List.of(app.text() + "-checkpoints", app.text() + "-snapshots"));
-        int keyBys = 0;
-        for (Bound step : steps) {
-            if ("key-by".equals(step.type())) {
-                own.add(KeyByStep.topic(app.text(), ++keyBys));
-            }
+        return ownTopics(app.text(), (int)
+                steps.stream().filter(s -> "key-by".equals(s.type())).count());
+    }
+
+    /** The topics Weir keeps for job {@code application} with {@code keyBys} key-by steps. */
+    static List<String> ownTopics(String application, int keyBys) {
+        List<String> own = new ArrayList<>(List.of(application + "-checkpoints", application + "-snapshots"));
+        for (int n = 1; n <= keyBys; n++) {
+            own.add(KeyByStep.topic(application, n));
         }
         return own;
     }

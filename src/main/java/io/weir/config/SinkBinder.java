@@ -13,7 +13,8 @@ import java.util.Optional;
  */
 final class SinkBinder {
 
-    static final String TOPIC_RULE = "a Kafka topic name (1 to 249 characters of a-z, A-Z, 0-9, '.', '_' and '-')";
+    static final String TOPIC_RULE =
+            "a Kafka topic name (1 to 249 characters of a-z, A-Z, 0-9, '.', '_' and '-', not . or ..)";
 
     private SinkBinder() {}
 

@@ -128,7 +128,7 @@ class PipelineValidationTest {
         assertEquals(
                 List.of(
                         "config/job.yaml:4:20: pipeline.1.sink.topic must be a Kafka topic name (1 to 249 "
-                                + "characters of a-z, A-Z, 0-9, '.', '_' and '-'), was bad topic",
+                                + "characters of a-z, A-Z, 0-9, '.', '_' and '-', not . or ..), was bad topic",
                         "config/job.yaml:4:39: pipeline.1.sink.format must be one of json, string, bytes, "
                                 + "was xml"),
                 errors(

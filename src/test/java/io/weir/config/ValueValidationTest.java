@@ -391,11 +391,27 @@ class ValueValidationTest {
         """)));
         assertEquals(
                 "config/job.yaml:2:23: dead-letter.topic must be a Kafka topic name (1 to 249 "
-                        + "characters of a-z, A-Z, 0-9, '.', '_' and '-'), was no/slash",
+                        + "characters of a-z, A-Z, 0-9, '.', '_' and '-', not . or ..), was no/slash",
                 Configs.error(withPipeline(
                         """
         application: app
         dead-letter: { topic: no/slash }
+        """)));
+        assertEquals(
+                "config/job.yaml:2:23: dead-letter.topic must differ from the topics Weir keeps for this job itself "
+                        + "(its repartition, checkpoint and snapshot topics), was app-checkpoints",
+                Configs.error(withPipeline(
+                        """
+        application: app
+        dead-letter: { topic: app-checkpoints }
+        """)));
+        assertEquals(
+                "config/job.yaml:2:23: dead-letter.topic must be a Kafka topic name (1 to 249 "
+                        + "characters of a-z, A-Z, 0-9, '.', '_' and '-', not . or ..), was ..",
+                Configs.error(
+                        withPipeline("""
+        application: app
+        dead-letter: { topic: .. }
         """)));
     }
 
