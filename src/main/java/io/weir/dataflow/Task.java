@@ -234,13 +234,22 @@ public final class Task {
         boolean timed = false;
         try {
             Object value;
-            if (side == null) {
-                value = stage.valueCodec().decode(record.value());
-            } else {
-                // A table's tombstone deletes its key: it reaches the lookup as a null value.
-                value = side.table() && record.value() == null
-                        ? null
-                        : side.valueCodec().decode(record.value());
+            try {
+                if (side == null) {
+                    value = stage.valueCodec().decode(record.value());
+                } else {
+                    // A table's tombstone deletes its key: it reaches the lookup as a null value.
+                    value = side.table() && record.value() == null
+                            ? null
+                            : side.valueCodec().decode(record.value());
+                }
+            } catch (BadRecordException e) {
+                // Named as the step the record could not reach: the first one of the stage, or the
+                // join or lookup that reads the side input.
+                int first = side == null ? 0 : side.operator();
+                throw first < stage.operators().size()
+                        ? e.at(stage.operators().get(first).step())
+                        : e;
             }
             Codec format = side == null ? stage.valueCodec() : side.valueCodec();
             Event event = new Event(key, value, record.timestamp(), record.headers(), record.value(), format);

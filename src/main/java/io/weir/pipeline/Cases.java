@@ -223,8 +223,9 @@ public final class Cases {
             }
         }
         if (wanted.has("step")) {
-            if (!wanted.get("step").asText().equals(header(got, "weir.step"))) {
-                return "step differs";
+            String step = header(got, "weir.step");
+            if (!wanted.get("step").asText().equals(step)) {
+                return "step differs (" + (step == null ? "none" : step) + ")";
             }
         }
         if (wanted.has("timestamp") && wanted.get("timestamp").asLong() != got.timestamp()) {
@@ -272,8 +273,9 @@ public final class Cases {
 
     private static String describe(LocalRun.Output o) {
         String error = header(o, "weir.error");
+        String step = header(o, "weir.step");
         return "{key: " + text(o.key()) + ", value: " + text(o.value()) + (error == null ? "" : ", error: " + error)
-                + "}";
+                + (step == null ? "" : ", step: " + step) + "}";
     }
 
     private static String text(byte[] b) {

@@ -189,6 +189,25 @@ class ExamplesTest {
     }
 
     @Test
+    void theCasesExampleOfThePipelineLanguageDocsPasses(@TempDir Path dir) throws IOException {
+        // Its dead letter names the step the record could not reach, as the docs show.
+        String docs = Files.readString(Path.of("docs", "pipeline-language.md"));
+        int start = docs.indexOf("```yaml\ncases:");
+        String cases = docs.substring(start + "```yaml\n".length(), docs.indexOf("```", start + 8));
+        passes(
+                dir,
+                """
+                application: documented
+                kafka: { bootstrap: localhost:9092 }
+                pipeline:
+                  - source: { topic: orders, format: json }
+                  - aggregate: { by: key, key-as: user, count: count, sum: { amount: sum } }
+                  - sink: { topic: totals, format: json }
+                """,
+                cases);
+    }
+
+    @Test
     void aRecordReKeyedToNullHasNoKeyForTheAggregateAfterIt(@TempDir Path dir) throws IOException {
         // The null key crosses the repartition topic as JSON null; the aggregate must refuse it as
         // it refuses a record read without a key, not count every such record under one null key.
