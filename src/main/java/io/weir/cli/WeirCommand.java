@@ -7,6 +7,8 @@ import picocli.CommandLine.Command;
 /** The {@code weir} command: dispatches to its subcommands. */
 @Command(
         name = "weir",
+        // --help and --version on every subcommand too (weir run --help), with this version.
+        scope = CommandLine.ScopeType.INHERIT,
         mixinStandardHelpOptions = true,
         versionProvider = WeirCommand.Version.class,
         description = "Kafka-native stream processing with exactly-once results.",
