@@ -175,6 +175,11 @@ final class ConfigBinder {
         managed.put("isolation.level", "it follows processing.guarantee");
         managed.put("transaction.timeout.ms", "set processing.transaction-timeout instead");
         managed.put("auto.offset.reset", "set processing.auto-offset-reset instead");
+        managed.put("group.instance.id", "set instance-id instead");
+        managed.put("client.id", "each client's id is derived from application and instance-id");
+        managed.put(
+                "partition.assignment.strategy",
+                "Weir's assignor gives partition p of every input to one member (co-partitioning)");
         for (String side : List.of("key", "value")) {
             managed.put(side + ".serializer", "record values are encoded by the sink's format");
             managed.put(side + ".deserializer", "record values are decoded by the source's format");

@@ -368,6 +368,29 @@ class ValueValidationTest {
                                 + "configured: it is derived from application and instance-id",
                         "config/job.yaml:6:13: kafka.producer.nested must be a single value, was a mapping"),
                 errors);
+        // Set on every client Weir makes: a value here would be dropped without a word.
+        assertEquals(
+                List.of(
+                        "config/job.yaml:3:17: kafka.properties.client.id is set by Weir and cannot be configured: "
+                                + "each client's id is derived from application and instance-id",
+                        "config/job.yaml:5:5: kafka.consumer.group.instance.id is set by Weir and cannot be "
+                                + "configured: set instance-id instead",
+                        "config/job.yaml:6:5: kafka.consumer.partition.assignment.strategy is set by Weir and "
+                                + "cannot be configured: Weir's assignor gives partition p of every input to one "
+                                + "member (co-partitioning)"),
+                Configs.errors(
+                                withPipeline(
+                                        """
+        application: app
+        kafka:
+          properties: { client.id: x }
+          consumer:
+            group.instance.id: other
+            partition.assignment.strategy: org.apache.kafka.clients.consumer.RangeAssignor
+        """))
+                        .stream()
+                        .map(ConfigError::toString)
+                        .toList());
     }
 
     @Test
