@@ -92,4 +92,14 @@ class RuntimeJarCheck {
         assertEquals(1, p.exitValue(), out);
         assertTrue(out.contains("weir-dev.jar"), out);
     }
+
+    @Test
+    void bothJarsSayTheProjectsVersion() throws IOException {
+        for (Path jar : List.of(RUNTIME, DEV)) {
+            try (java.util.jar.JarFile file = new java.util.jar.JarFile(jar.toFile())) {
+                String version = file.getManifest().getMainAttributes().getValue("Implementation-Version");
+                assertTrue(version != null && version.matches("\\d+\\.\\d+\\.\\d+.*"), jar + ": " + version);
+            }
+        }
+    }
 }
