@@ -52,11 +52,21 @@ public final class CheckpointsCommand implements Callable<Integer> {
             return JobConfigOptions.INVALID;
         }
         String topic = loaded.application() + "-checkpoints";
+        String missing = missingTopic(loaded, topic);
+        if (missing != null) {
+            System.err.println("weir checkpoints: " + missing);
+            return 1;
+        }
         Map<String, TaskCheckpoint> latest;
         try (CheckpointReader reader = new CheckpointReader(Jobs.clients(loaded), topic)) {
             latest = new TreeMap<>(reader.latest(null, Duration.ofSeconds(60)));
         }
         if (task != null) {
+            if (!latest.containsKey(task)) {
+                System.err.println("weir checkpoints: no checkpoint of task " + task + " in " + topic + " (tasks: "
+                        + (latest.isEmpty() ? "none" : String.join(", ", latest.keySet())) + ")");
+                return 1;
+            }
             latest.keySet().retainAll(java.util.Set.of(task));
         }
         if (action.equals("list")) {
@@ -65,6 +75,25 @@ public final class CheckpointsCommand implements Callable<Integer> {
             inspect(latest, json, System.out);
         }
         return 0;
+    }
+
+    /** Why the checkpoint topic cannot be read (it does not exist, Kafka is not reachable), or null. */
+    private static String missingTopic(WeirConfig config, String topic) throws InterruptedException {
+        try (org.apache.kafka.clients.admin.Admin admin =
+                Jobs.clients(config).admin(config.application() + "-checkpoints-cli")) {
+            admin.describeTopics(java.util.List.of(topic))
+                    .allTopicNames()
+                    .get(30, java.util.concurrent.TimeUnit.SECONDS);
+            return null;
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+                return "no checkpoint topic " + topic + ": job " + config.application()
+                        + " has not checkpointed on this cluster";
+            }
+            return "cannot read " + topic + ": " + e.getCause();
+        } catch (java.util.concurrent.TimeoutException e) {
+            return "cannot reach Kafka at " + config.kafka().bootstrap() + " within 30 s";
+        }
     }
 
     static void list(Map<String, TaskCheckpoint> latest, boolean json, PrintStream out) throws IOException {

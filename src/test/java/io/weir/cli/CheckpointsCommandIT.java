@@ -89,6 +89,49 @@ class CheckpointsCommandIT {
         assertEquals(3, table.lines().count(), table);
     }
 
+    /** The exit code and standard error of a {@code weir checkpoints} that is to fail. */
+    private static String failing(TotalsJob job, String... args) {
+        List<String> all = new ArrayList<>(List.of(args));
+        all.addAll(List.of("--config", TotalsJob.EXAMPLE.toString()));
+        for (String set : job.overrides()) {
+            all.add("--set");
+            all.add(set);
+        }
+        PrintStream original = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            int code = new CommandLine(new CheckpointsCommand()).execute(all.toArray(String[]::new));
+            assertEquals(1, code, captured.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setErr(original);
+        }
+        return captured.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aJobThatNeverCheckpointedOrATaskItDoesNotHaveIsSaidSo() throws Exception {
+        TotalsJob job = TotalsJob.create("ckpt-none", 2);
+        String none = failing(job, "list");
+        assertTrue(
+                none.contains("no checkpoint topic " + job.application() + "-checkpoints: job " + job.application()
+                        + " has not checkpointed on this cluster"),
+                none);
+
+        try (OrderGenerator g = new OrderGenerator(KafkaFixture.bootstrap(), job.orders(), 50, 6)) {
+            g.send(200);
+        }
+        WeirConfig config = job.config("instance-id=i1", "processing.checkpoint.interval=200ms");
+        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
+            instance.start();
+            await().atMost(Duration.ofSeconds(90)).until(() -> job.committedInput() >= 200);
+        }
+        String unknown = failing(job, "inspect", "--task", "nope");
+        assertTrue(
+                unknown.contains("no checkpoint of task nope in " + job.application() + "-checkpoints (tasks: "),
+                unknown);
+    }
+
     @Test
     void aRecordWithoutPhasesIsListedWithDashes() throws Exception {
         TaskCheckpoint old = CheckpointRecords.decode(
