@@ -7,23 +7,24 @@ import io.weir.dataflow.OperatorContext;
 import io.weir.state.MapState;
 import io.weir.state.Serde;
 import io.weir.state.Timer;
+import java.nio.ByteBuffer;
 import java.util.Map;
 
 /**
- * The {@code dedupe} step: drops a record whose id was already seen, for the same key, at most
- * {@code within} earlier or later in record time; the first record of an id opens its window and
- * later duplicates do not extend it (a record of the id more than {@code within} before it, out of
- * order, passes and leaves it remembered at the later time). Ids are kept per key in a map state
- * (id → the latest time a record of it passed) and expire through an event-time timer at that time
- * + within: once the task's event time (the highest record timestamp of each input, the lowest over
- * its inputs) passes it, the id is forgotten, so state stays bounded by the ids of one {@code
+ * The {@code dedupe} step: drops a record whose id was already seen, for the same key, less than
+ * {@code within} earlier or later in record time; a dropped duplicate extends nothing. Ids are kept
+ * per key in a map state: id → the times records of it passed (big-endian longs in ascending order;
+ * one long as the earlier version wrote it), which are at least {@code within} apart, so only a
+ * record out of order makes it more than one. Each time expires through an event-time timer at that
+ * time + within: once the task's event time (the highest record timestamp of each input, the lowest
+ * over its inputs) passes it, it is forgotten, so state stays bounded by the ids of one {@code
  * within}.
  */
 public final class Dedupe implements Operator {
     private final RecordFunction id;
     private final long withinMs;
     private OperatorContext context;
-    private MapState<byte[], Long> seen;
+    private MapState<byte[], byte[]> seen;
 
     public Dedupe(RecordFunction id, long withinMs) {
         this.id = id;
@@ -33,23 +34,38 @@ public final class Dedupe implements Operator {
     @Override
     public void open(OperatorContext context) {
         this.context = context;
-        this.seen = context.state().mapState("dedupe", Serde.BYTES, Serde.LONG);
+        this.seen = context.state().mapState("dedupe", Serde.BYTES, Serde.BYTES);
     }
 
     @Override
     public void process(Event event, Collector out) {
         byte[] key = Codecs.JSON.encode(id.apply(event, context));
-        Long first = seen.get(key);
+        byte[] times = seen.get(key);
         long ts = event.timestamp();
-        if (first != null && Math.abs(ts - first) < withinMs) {
-            return;
+        int at = 0;
+        if (times != null) {
+            ByteBuffer b = ByteBuffer.wrap(times);
+            for (int i = 0; i < times.length / 8; i++) {
+                long t = b.getLong(i * 8);
+                if (Math.abs(ts - t) < withinMs) {
+                    return;
+                }
+                if (t < ts) {
+                    at = i + 1;
+                }
+            }
         }
-        if (first == null || ts > first) {
-            seen.put(key, ts);
-            context.timers().registerEventTime(expiry(ts));
+        int n = times == null ? 0 : times.length / 8;
+        ByteBuffer next = ByteBuffer.allocate((n + 1) * 8);
+        if (times != null) {
+            next.put(times, 0, at * 8);
         }
-        // else: a record out of order by more than `within` is no duplicate, but the id stays
-        // remembered at its later time, which records still to come are far more likely near.
+        next.putLong(ts);
+        if (times != null) {
+            next.put(times, at * 8, (n - at) * 8);
+        }
+        seen.put(key, next.array());
+        context.timers().registerEventTime(expiry(ts));
         out.emit(event);
     }
 
@@ -59,9 +75,20 @@ public final class Dedupe implements Operator {
 
     @Override
     public void onTimer(Timer timer, Collector out) {
-        for (Map.Entry<byte[], Long> e : seen.entries()) {
-            if (expiry(e.getValue()) <= timer.timestamp()) {
+        for (Map.Entry<byte[], byte[]> e : seen.entries()) {
+            byte[] times = e.getValue();
+            ByteBuffer kept = ByteBuffer.allocate(times.length);
+            ByteBuffer b = ByteBuffer.wrap(times);
+            for (int i = 0; i < times.length / 8; i++) {
+                long t = b.getLong(i * 8);
+                if (expiry(t) > timer.timestamp()) {
+                    kept.putLong(t);
+                }
+            }
+            if (kept.position() == 0) {
                 seen.remove(e.getKey());
+            } else if (kept.position() < times.length) {
+                seen.put(e.getKey(), java.util.Arrays.copyOf(kept.array(), kept.position()));
             }
         }
     }

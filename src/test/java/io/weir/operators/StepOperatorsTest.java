@@ -139,6 +139,20 @@ class StepOperatorsTest {
         assertEquals(1, emitted(h, "u1", "{\"id\":7}", 100_000));
         assertEquals(1, emitted(h, "u1", "{\"id\":7}", 30_000)); // 70 s before it: no duplicate
         assertEquals(0, emitted(h, "u1", "{\"id\":7}", 100_500), "a duplicate of the first, 500 ms after it");
+        assertEquals(0, emitted(h, "u1", "{\"id\":7}", 30_500), "a duplicate of the second, 500 ms after it");
+        assertEquals(1, emitted(h, "u1", "{\"id\":7}", 170_000), "more than 60 s from both");
+    }
+
+    @Test
+    void dedupeReadsTheTimeAnEarlierVersionKeptForAnId() throws Exception {
+        Dedupe dedupe = new Dedupe((e, c) -> field(e, "id"), 1000);
+        OperatorHarness h = new OperatorHarness(dedupe);
+        h.state.setCurrentKey("k".getBytes(StandardCharsets.UTF_8));
+        h.state
+                .mapState("dedupe", io.weir.state.Serde.BYTES, io.weir.state.Serde.LONG)
+                .put(Codecs.JSON.encode(1L), 5_000L); // one long per id, as the earlier version wrote
+        assertEquals(0, emitted(h, "k", "{\"id\":1}", 5_500));
+        assertEquals(1, emitted(h, "k", "{\"id\":1}", 6_000));
     }
 
     private static int emitted(OperatorHarness h, String key, String json, long ts) throws Exception {
