@@ -23,9 +23,12 @@ import java.util.Map;
  * <p>Reading the lower timestamp first does not always hold: while a checkpoint's barrier holds the
  * stream back (alignment), the table is read on to its own barrier, which on a backlog may lie far
  * ahead in time. So a table record later than the stream's time (the highest timestamp of the
- * stream records this task processed) is kept aside, per key, as a pending version, and becomes the
- * key's value only once the stream's time reaches it: a stream record sees the table as of its
- * time, whatever order the two topics arrive in.
+ * stream records this task processed since it opened) is kept aside, per key, as a pending version,
+ * and becomes the key's value only once the stream's time reaches it: a stream record sees the table
+ * as of the stream's time, whatever order the two topics arrive in. The versions of a key take
+ * effect in the topic's order (the latest record wins, as in a compacted topic). The stream's time
+ * is not in the checkpoint: after a restore it starts anew, so a stream record out of order right
+ * after a restore may see an older version than the run before the restore would have shown it.
  */
 public final class Lookup implements Operator {
     private final String tableTopic;
@@ -151,16 +154,16 @@ public final class Lookup implements Operator {
         }
 
         /**
-         * {@code stored} (null: none) with a version at {@code timestamp} added after those at or
-         * before it, so that of two at one time the later read wins.
+         * {@code stored} (null: none) with a version added last, in the topic's order, so the latest
+         * record of a key wins as in a compacted topic: one older than a version still waiting takes
+         * effect with it, at its time.
          */
         static java.util.List<Version> add(byte[] stored, long timestamp, byte[] value) {
             java.util.List<Version> versions = stored == null ? new java.util.ArrayList<>() : decode(stored);
-            int at = versions.size();
-            while (at > 0 && versions.get(at - 1).timestamp() > timestamp) {
-                at--;
-            }
-            versions.add(at, new Version(timestamp, value));
+            long at = versions.isEmpty()
+                    ? timestamp
+                    : Math.max(timestamp, versions.get(versions.size() - 1).timestamp());
+            versions.add(new Version(at, value));
             return versions;
         }
     }

@@ -58,6 +58,14 @@ class LookupTest {
         // A table record older than the stream's time is its key's value at once.
         table(h, "c1", Map.of("v", 4L));
         assertEquals(Map.of("v", 4L), ((Map<?, ?>) order(h, "c1", 801).value()).get("customer"));
+
+        // The latest record of a key wins, as in a compacted topic: a correction older than a version
+        // still waiting takes effect after it.
+        h.inputTopic = TABLE;
+        assertNull(h.process("c1", Map.of("v", 5L), 900));
+        assertNull(h.process("c1", null, 850));
+        assertEquals(Map.of("v", 4L), ((Map<?, ?>) order(h, "c1", 870).value()).get("customer"));
+        assertNull(order(h, "c1", 901), "the tombstone came after v5 in the topic");
     }
 
     @Test
