@@ -81,14 +81,20 @@ public final class CheckpointsCommand implements Callable<Integer> {
     private static String missingTopic(WeirConfig config, String topic) throws InterruptedException {
         try (org.apache.kafka.clients.admin.Admin admin =
                 Jobs.clients(config).admin(config.application() + "-checkpoints-cli")) {
-            admin.describeTopics(java.util.List.of(topic))
+            // The request's own timeout: the admin's close waits for a request still pending.
+            admin.describeTopics(
+                            java.util.List.of(topic),
+                            new org.apache.kafka.clients.admin.DescribeTopicsOptions().timeoutMs(30_000))
                     .allTopicNames()
-                    .get(30, java.util.concurrent.TimeUnit.SECONDS);
+                    .get(35, java.util.concurrent.TimeUnit.SECONDS);
             return null;
         } catch (java.util.concurrent.ExecutionException e) {
             if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
                 return "no checkpoint topic " + topic + ": job " + config.application()
                         + " has not checkpointed on this cluster";
+            }
+            if (e.getCause() instanceof org.apache.kafka.common.errors.TimeoutException) {
+                return "cannot reach Kafka at " + config.kafka().bootstrap() + " within 30 s";
             }
             return "cannot read " + topic + ": " + e.getCause();
         } catch (java.util.concurrent.TimeoutException e) {

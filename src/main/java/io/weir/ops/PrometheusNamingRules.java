@@ -26,7 +26,8 @@ final class PrometheusNamingRules implements MeterFilter {
         boolean countGauge = name.startsWith("kafka.") && name.endsWith(".count");
         // Per broker connection (node_id): a label beyond the exposition's set, and series that come
         // and go with the client's connections.
-        boolean perNode = name.startsWith("kafka.") && id.getTag("node_id") != null;
+        // (Micrometer's binder names the tag node.id; Prometheus's format writes node_id.)
+        boolean perNode = name.startsWith("kafka.") && (id.getTag("node.id") != null || id.getTag("node_id") != null);
         return abbreviated || countGauge || perNode ? MeterFilterReply.DENY : MeterFilterReply.NEUTRAL;
     }
 

@@ -168,7 +168,6 @@ class OpsEndpointsIT {
         }
     }
 
-    /** More replicas than partitions: the member without a partition must be ready too, or a rollout never ends. */
     @Test
     void clientsStalledMidRequestNeitherKeepTheProbesFromAnsweringNorHoldTheirConnections() throws Exception {
         // In a weir run of its own: the JDK server's request time limit is set once per process.
@@ -215,6 +214,7 @@ class OpsEndpointsIT {
         }
     }
 
+    /** More replicas than partitions: the member without a partition must be ready too, or a rollout never ends. */
     @Test
     void aMemberThatTheGroupAssignsNoPartitionIsReady() throws Exception {
         TotalsJob job = TotalsJob.create("ops-ready-empty", 1);

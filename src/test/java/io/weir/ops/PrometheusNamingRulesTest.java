@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Meters as Micrometer's Kafka binder registers them at its refresh, a minute after a client
- * started (after the first scrapes): per broker connection, some without a description.
+ * started (after the first scrapes): per broker connection, some without a description, with the
+ * binder's tag names (Kafka's "node-id" as node.id, which the exposition writes node_id).
  */
 class PrometheusNamingRulesTest {
 
@@ -23,15 +24,15 @@ class PrometheusNamingRulesTest {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         registry.config().meterFilter(new PrometheusNamingRules());
         Gauge.builder("kafka.consumer.node.request.latency.avg", () -> 3.0)
-                .tags("client_id", "c1", "node_id", "node-1")
+                .tags("client.id", "c1", "node.id", "node-1")
                 .description("")
                 .register(registry);
         Gauge.builder("kafka.consumer.fetch.manager.records.lag", () -> 7.0)
-                .tags("client_id", "c1", "topic", "orders", "partition", "0")
+                .tags("client.id", "c1", "topic", "orders", "partition", "0")
                 .description("")
                 .register(registry);
         FunctionCounter.builder("kafka.consumer.fetch.manager.records.consumed", this, x -> 11.0)
-                .tags("client_id", "c1")
+                .tags("client.id", "c1")
                 .description("The total number of records consumed")
                 .register(registry);
 
