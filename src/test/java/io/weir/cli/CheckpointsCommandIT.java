@@ -34,21 +34,40 @@ import picocli.CommandLine;
 class CheckpointsCommandIT {
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** Standard output of a {@code weir checkpoints} that is to succeed. */
     private static String run(TotalsJob job, String... args) {
+        return execute(job, 0, false, args);
+    }
+
+    /** Standard error of a {@code weir checkpoints} that is to fail with exit code 1. */
+    private static String failing(TotalsJob job, String... args) {
+        return execute(job, 1, true, args);
+    }
+
+    private static String execute(TotalsJob job, int expectedCode, boolean stderr, String... args) {
         List<String> all = new ArrayList<>(List.of(args));
         all.addAll(List.of("--config", TotalsJob.EXAMPLE.toString()));
         for (String set : job.overrides()) {
             all.add("--set");
             all.add(set);
         }
-        PrintStream original = System.out;
+        PrintStream original = stderr ? System.err : System.out;
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        PrintStream capture = new PrintStream(captured, true, StandardCharsets.UTF_8);
+        if (stderr) {
+            System.setErr(capture);
+        } else {
+            System.setOut(capture);
+        }
         try {
             int code = new CommandLine(new CheckpointsCommand()).execute(all.toArray(String[]::new));
-            assertEquals(0, code, captured.toString(StandardCharsets.UTF_8));
+            assertEquals(expectedCode, code, captured.toString(StandardCharsets.UTF_8));
         } finally {
-            System.setOut(original);
+            if (stderr) {
+                System.setErr(original);
+            } else {
+                System.setOut(original);
+            }
         }
         return captured.toString(StandardCharsets.UTF_8);
     }
@@ -87,26 +106,6 @@ class CheckpointsCommandIT {
         String table = run(job, "list");
         assertTrue(table.lines().findFirst().orElse("").contains("state bytes"), table);
         assertEquals(3, table.lines().count(), table);
-    }
-
-    /** The exit code and standard error of a {@code weir checkpoints} that is to fail. */
-    private static String failing(TotalsJob job, String... args) {
-        List<String> all = new ArrayList<>(List.of(args));
-        all.addAll(List.of("--config", TotalsJob.EXAMPLE.toString()));
-        for (String set : job.overrides()) {
-            all.add("--set");
-            all.add(set);
-        }
-        PrintStream original = System.err;
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
-        try {
-            int code = new CommandLine(new CheckpointsCommand()).execute(all.toArray(String[]::new));
-            assertEquals(1, code, captured.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setErr(original);
-        }
-        return captured.toString(StandardCharsets.UTF_8);
     }
 
     @Test

@@ -141,26 +141,20 @@ class PipelineLanguageTest {
     @Test
     void aCelErrorInQuotedTextWithEscapesNamesItsPlaceInTheExpression() {
         // The text is shorter than what it is written as, so its columns are not the file's.
-        assertEquals(
-                List.of("config/job.yaml:4:13: pipeline.1.filter: type error in CEL expression: undeclared "
-                        + "reference to 'nosuch' (at line 1, column 22 of the expression)"),
-                errors(
-                        """
-        pipeline:
-          - source: { topic: in }
-          - filter: "value.name == \\"x\\" && nosuch"
-          - sink: { topic: out }
-        """));
-        assertEquals(
-                List.of("config/job.yaml:4:13: pipeline.1.filter: type error in CEL expression: undeclared "
-                        + "reference to 'nosuch' (at line 1, column 22 of the expression)"),
-                errors(
-                        """
-        pipeline:
-          - source: { topic: in }
-          - filter: 'value.name == ''x'' && nosuch'
-          - sink: { topic: out }
-        """));
+        for (String filter : List.of("\"value.name == \\\"x\\\" && nosuch\"", "'value.name == ''x'' && nosuch'")) {
+            assertEquals(
+                    List.of("config/job.yaml:4:13: pipeline.1.filter: type error in CEL expression: undeclared "
+                            + "reference to 'nosuch' (at line 1, column 22 of the expression)"),
+                    errors(
+                            """
+            pipeline:
+              - source: { topic: in }
+              - filter: %s
+              - sink: { topic: out }
+            """
+                                    .formatted(filter)),
+                    filter);
+        }
     }
 
     @Test
