@@ -78,7 +78,9 @@ class RuntimeJarCheck {
 
     @Test
     void devJarHasTheBroker() throws IOException {
-        assertTrue(entries(DEV).contains("kafka/server/KafkaRaftServer.class"), DEV + " lacks the broker");
+        List<String> dev = entries(DEV);
+        assertTrue(dev.contains("kafka/server/KafkaRaftServer.class"), DEV + " lacks the broker");
+        assertTrue(dev.contains("io/weir/kafka/EmbeddedKafka.class"), DEV + " lacks Weir's embedded broker");
     }
 
     @Test
