@@ -13,9 +13,17 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.DescribeTopicsOptions;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -67,7 +75,7 @@ public final class CheckpointsCommand implements Callable<Integer> {
                         + (latest.isEmpty() ? "none" : String.join(", ", latest.keySet())) + ")");
                 return 1;
             }
-            latest.keySet().retainAll(java.util.Set.of(task));
+            latest.keySet().retainAll(Set.of(task));
         }
         if (action.equals("list")) {
             list(latest, json, System.out);
@@ -79,17 +87,14 @@ public final class CheckpointsCommand implements Callable<Integer> {
 
     /** Why the checkpoint topic cannot be read (it does not exist, Kafka is not reachable), or null. */
     private static String missingTopic(WeirConfig config, String topic) throws InterruptedException {
-        try (org.apache.kafka.clients.admin.Admin admin =
-                Jobs.clients(config).admin(config.application() + "-checkpoints-cli")) {
+        try (Admin admin = Jobs.clients(config).admin(config.application() + "-checkpoints-cli")) {
             // The request's own timeout: the admin's close waits for a request still pending.
-            admin.describeTopics(
-                            java.util.List.of(topic),
-                            new org.apache.kafka.clients.admin.DescribeTopicsOptions().timeoutMs(30_000))
+            admin.describeTopics(List.of(topic), new DescribeTopicsOptions().timeoutMs(30_000))
                     .allTopicNames()
-                    .get(35, java.util.concurrent.TimeUnit.SECONDS);
+                    .get(35, TimeUnit.SECONDS);
             return null;
-        } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UnknownTopicOrPartitionException) {
                 return "no checkpoint topic " + topic + ": job " + config.application()
                         + " has not checkpointed on this cluster";
             }
@@ -97,7 +102,7 @@ public final class CheckpointsCommand implements Callable<Integer> {
                 return "cannot reach Kafka at " + config.kafka().bootstrap() + " within 30 s";
             }
             return "cannot read " + topic + ": " + e.getCause();
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             return "cannot reach Kafka at " + config.kafka().bootstrap() + " within 30 s";
         }
     }

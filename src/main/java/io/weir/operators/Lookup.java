@@ -10,7 +10,10 @@ import io.weir.dataflow.OperatorContext;
 import io.weir.element.InputPartition;
 import io.weir.state.Serde;
 import io.weir.state.ValueState;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -92,7 +95,7 @@ public final class Lookup implements Operator {
     }
 
     /** Makes the versions the stream's time reached the key's value, in time order; keeps the rest. */
-    private void settle(java.util.List<Versions.Version> versions) {
+    private void settle(List<Versions.Version> versions) {
         int applied = 0;
         for (Versions.Version v : versions) {
             if (v.timestamp() > streamTime) {
@@ -119,10 +122,10 @@ public final class Lookup implements Operator {
         /** One version: its timestamp and encoded value (null: a tombstone). */
         record Version(long timestamp, byte[] value) {}
 
-        static java.util.List<Version> decode(byte[] bytes) {
-            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(bytes);
+        static List<Version> decode(byte[] bytes) {
+            ByteBuffer b = ByteBuffer.wrap(bytes);
             int n = b.getInt();
-            java.util.List<Version> versions = new java.util.ArrayList<>(n + 1);
+            List<Version> versions = new ArrayList<>(n + 1);
             for (int i = 0; i < n; i++) {
                 long ts = b.getLong();
                 int length = b.getInt();
@@ -136,12 +139,12 @@ public final class Lookup implements Operator {
             return versions;
         }
 
-        static byte[] encode(java.util.List<Version> versions) {
+        static byte[] encode(List<Version> versions) {
             int size = 4;
             for (Version v : versions) {
                 size += 12 + (v.value() == null ? 0 : v.value().length);
             }
-            java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(size);
+            ByteBuffer b = ByteBuffer.allocate(size);
             b.putInt(versions.size());
             for (Version v : versions) {
                 b.putLong(v.timestamp());
@@ -158,8 +161,8 @@ public final class Lookup implements Operator {
          * record of a key wins as in a compacted topic: one older than a version still waiting takes
          * effect with it, at its time.
          */
-        static java.util.List<Version> add(byte[] stored, long timestamp, byte[] value) {
-            java.util.List<Version> versions = stored == null ? new java.util.ArrayList<>() : decode(stored);
+        static List<Version> add(byte[] stored, long timestamp, byte[] value) {
+            List<Version> versions = stored == null ? new ArrayList<>() : decode(stored);
             long at = versions.isEmpty()
                     ? timestamp
                     : Math.max(timestamp, versions.get(versions.size() - 1).timestamp());
