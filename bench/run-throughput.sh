@@ -11,7 +11,8 @@
 # (each measured run N times; the table gives the median and the range), --warmup N (warm-up passes
 # of every kind at most, default 3), --broker own-jvm (the
 # broker in a JVM of its own, its CPU reported apart), --only-recovery (the kill -9 rounds alone;
-# BENCH_CHILD_JAVA_OPTS adds options to their child JVM). MVN_FLAGS=-o builds offline; BENCH_JAVA_OPTS adds
+# BENCH_CHILD_JAVA_OPTS adds options to their child JVM), --client-stats (the Kafka clients' batching:
+# producer batch size and records per request, consumer fetch size, from JMX). MVN_FLAGS=-o builds offline; BENCH_JAVA_OPTS adds
 # options to the benchmark JVM (e.g. -XX:+UseTransparentHugePages); BENCH_GC chooses its collector
 # (default -XX:+UseParallelGC).
 set -euo pipefail

@@ -71,6 +71,8 @@ public final class ThroughputBench {
     private final List<Boolean> recoveryCds;
     private final boolean verify;
     private final boolean skipCopy;
+    /** Print the clients' batching (JMX) at the end of each copy and running-totals run. */
+    private final boolean clientStats;
     /** Only the recovery rounds: no warm-up, no throughput or latency runs. */
     private final boolean onlyRecovery;
     private final int repeat;
@@ -104,6 +106,7 @@ public final class ThroughputBench {
         this.extraSettings =
                 options.containsKey("set") ? List.of(options.get("set").split(",")) : List.of();
         this.skipCopy = options.containsKey("skip-copy");
+        this.clientStats = options.containsKey("client-stats");
         this.onlyRecovery = options.containsKey("only-recovery");
         this.repeat = Integer.parseInt(options.getOrDefault("repeat", "1"));
         this.warmupPasses = Integer.parseInt(options.getOrDefault("warmup", "3"));
@@ -125,7 +128,8 @@ public final class ThroughputBench {
      * range of the ratios to the copy), --broker in-process|own-jvm (where the broker runs; own-jvm
      * reports its CPU apart), --recovery-cds off|on|both (recovery rounds without a class-data
      * archive, with one like the image's, or both in one run: the default), --only-recovery (the
-     * recovery rounds alone).
+     * recovery rounds alone), --client-stats (the Kafka clients' batching at the end of each copy
+     * and running-totals run, from their JMX metrics).
      */
     public static void main(String[] args) throws Exception {
         Map<String, String> options = new HashMap<>();
@@ -134,7 +138,10 @@ public final class ThroughputBench {
                 throw new IllegalArgumentException("expected --option, was " + args[i]);
             }
             String name = args[i].substring(2);
-            boolean flag = name.equals("verify") || name.equals("skip-copy") || name.equals("only-recovery");
+            boolean flag = name.equals("verify")
+                    || name.equals("skip-copy")
+                    || name.equals("only-recovery")
+                    || name.equals("client-stats");
             options.put(name, flag ? "true" : args[++i]);
         }
         new ThroughputBench(options).run();
@@ -492,6 +499,8 @@ public final class ThroughputBench {
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(128 * 1024));
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
         p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.CLIENT_ID_CONFIG, topic + "-producer");
+        c.put(ConsumerConfig.CLIENT_ID_CONFIG, topic + "-consumer");
         AtomicLong acked = new AtomicLong();
         AtomicReference<Exception> failed = new AtomicReference<>();
         CpuSampler cpu = CpuSampler.start(brokerProcess);
@@ -525,6 +534,10 @@ public final class ThroughputBench {
             }
             producer.flush();
             steady = progress.steady();
+            if (clientStats) {
+                ClientStats.of(p.get(ProducerConfig.CLIENT_ID_CONFIG).toString()).forEach(System.out::println);
+                ClientStats.of(c.get(ConsumerConfig.CLIENT_ID_CONFIG).toString()).forEach(System.out::println);
+            }
         }
         long nanos = System.nanoTime() - start;
         if (failed.get() != null || acked.get() != orders) {
@@ -565,6 +578,9 @@ public final class ThroughputBench {
             long nanos = System.nanoTime() - start;
             CpuSampler.Load load = cpu.stop();
             stopProfile(recording, application);
+            if (clientStats) {
+                ClientStats.of(application).forEach(System.out::println);
+            }
             System.out.printf(
                     "  %s: %d checkpoints, last took %d ms, %d failovers%n",
                     application,
@@ -697,6 +713,10 @@ public final class ThroughputBench {
                 "processing.guarantee=" + (exactlyOnce ? "exactly-once" : "at-least-once"),
                 "processing.state.dir="
                         + Path.of("target", "bench-state", application).toAbsolutePath()));
+        if (clientStats) {
+            // Weir's clients report no JMX metrics unless asked: --client-stats reads them there.
+            sets.add("kafka.properties.metric.reporters=org.apache.kafka.common.metrics.JmxReporter");
+        }
         sets.addAll(extraSettings);
         return sets;
     }
