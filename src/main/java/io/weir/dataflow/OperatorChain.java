@@ -32,6 +32,11 @@ final class OperatorChain {
     private final Operator[] operators;
     private final String[] steps;
     private final Collector[] downstream;
+    /**
+     * What operator i emits on a timer goes on through these: a record a later step refuses goes to
+     * the dead-letter topic (or its late topic) as emitted, and the timer's other records go on.
+     */
+    private final Collector[] timerDownstream;
     /** The task's watermark, as its operators last heard of it. */
     private long watermark;
 
@@ -73,6 +78,18 @@ final class OperatorChain {
             int next = i + 1;
             downstream[i] = e -> invoke(next, e);
         }
+        this.timerDownstream = new Collector[operators.length];
+        for (int i = 0; i < operators.length; i++) {
+            int next = i + 1;
+            String emitter = steps[i];
+            timerDownstream[i] = e -> {
+                try {
+                    invoke(next, e);
+                } catch (BadRecordException refused) {
+                    deadLetterEmitted(emitter, e, refused);
+                }
+            };
+        }
         for (int i = 0; i < operators.length; i++) {
             operators[i].open(context(ownerOf(i)));
         }
@@ -111,7 +128,7 @@ final class OperatorChain {
         watermark = to;
         fireTimers(TimerDomain.EVENT_TIME, watermark);
         for (int i = 0; i < operators.length; i++) {
-            operators[i].onWatermark(watermark, downstream[i]);
+            operators[i].onWatermark(watermark, timerDownstream[i]);
         }
     }
 
@@ -133,9 +150,10 @@ final class OperatorChain {
                 currentOffset = -1;
                 currentKey = RecordKey.ofBytes(timer.key().length == 0 ? null : timer.key(), stage.keyCodec());
                 try {
-                    operators[owner].onTimer(timer, downstream[owner]);
+                    operators[owner].onTimer(timer, timerDownstream[owner]);
                 } catch (BadRecordException e) {
-                    // No input record to send to the dead-letter topic: the timer's output is lost, said here.
+                    // The timer's own operator failed before it emitted a record (a later step's refusal of
+                    // one it emitted is a dead letter): nothing to send to the dead-letter topic, said here.
                     LOG.warn(
                             "{}: {} failed on a timer at {}: {}",
                             name,
@@ -146,6 +164,30 @@ final class OperatorChain {
             }
             due = state.takeDueTimers(domain, upTo);
         }
+    }
+
+    /** {@code event}, emitted on a timer by {@code emitter}, refused by a later step: a dead letter. */
+    private void deadLetterEmitted(String emitter, Event event, BadRecordException refused) {
+        String topic = stage.deadLetterTopic();
+        if (refused instanceof LateRecordException late) {
+            env.counters().late.increment();
+            if (late.topic() != null) {
+                topic = late.topic();
+            }
+        }
+        byte[] key;
+        byte[] value;
+        try {
+            key = event.key() == null ? null : event.key().bytesIn(stage.keyCodec());
+        } catch (RuntimeException e) {
+            key = null; // a key its format cannot write: the reason header still tells the record
+        }
+        try {
+            value = event.value() == null ? null : event.valueIn(stage.valueCodec());
+        } catch (RuntimeException e) {
+            value = null;
+        }
+        output.deadLetterEmitted(emitter, key, value, event.timestamp(), event.headers(), refused, topic);
     }
 
     private static String ownerOf(int operatorIndex) {

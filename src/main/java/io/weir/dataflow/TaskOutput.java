@@ -84,34 +84,72 @@ final class TaskOutput {
     }
 
     void deadLetter(Channel channel, Record record, BadRecordException e, String topic) {
-        List<Header> headers = new ArrayList<>(record.headers());
-        headers.add(header("weir.error", e.getMessage()));
+        List<Header> ours = reasons(e);
+        ours.add(header("weir.source", channel.name()));
+        int dash = channel.name().lastIndexOf('-');
+        ours.add(header("weir.topic", channel.name().substring(0, dash)));
+        ours.add(header("weir.partition", channel.name().substring(dash + 1)));
+        ours.add(header("weir.offset", Long.toString(record.offset())));
+        writeDeadLetter(record.key(), record.value(), record.timestamp(), record.headers(), ours, e, topic);
+        LOG.debug("{}: record at {}@{} sent to {}: {}", name, channel, record.offset(), topic, e.getMessage());
+    }
+
+    /**
+     * A record an operator emitted on a timer (a window's result, a left join's unmatched record)
+     * that a later step refused: it goes to {@code topic} as it was emitted, with {@code
+     * weir.emitted-by} naming the step whose timer emitted it, as it has no input record to point at.
+     */
+    void deadLetterEmitted(
+            String emittedBy,
+            byte[] key,
+            byte[] value,
+            long timestamp,
+            List<Header> headers,
+            BadRecordException e,
+            String topic) {
+        List<Header> ours = reasons(e);
+        ours.add(header("weir.emitted-by", emittedBy));
+        writeDeadLetter(key, value, timestamp, headers, ours, e, topic);
+        LOG.debug("{}: a record {} emitted on a timer sent to {}: {}", name, emittedBy, topic, e.getMessage());
+    }
+
+    /** Why a record is a dead letter, and where: the headers every dead letter carries. */
+    private List<Header> reasons(BadRecordException e) {
+        List<Header> ours = new ArrayList<>();
+        ours.add(header("weir.error", e.getMessage()));
         if (e.step() != null) {
-            headers.add(header("weir.step", e.step()));
+            ours.add(header("weir.step", e.step()));
         }
         if (e.expression() != null) {
-            headers.add(header("weir.expression", e.expression()));
+            ours.add(header("weir.expression", e.expression()));
         }
-        headers.add(header("weir.stage", stage));
-        headers.add(header("weir.task", name));
-        headers.add(header("weir.source", channel.name()));
-        int dash = channel.name().lastIndexOf('-');
-        headers.add(header("weir.topic", channel.name().substring(0, dash)));
-        headers.add(header("weir.partition", channel.name().substring(dash + 1)));
-        headers.add(header("weir.offset", Long.toString(record.offset())));
-        byte[] key = record.key();
-        byte[] value = record.value();
+        ours.add(header("weir.stage", stage));
+        ours.add(header("weir.task", name));
+        return ours;
+    }
+
+    /**
+     * Holds a dead letter: the record's own headers, then {@code ours}; key and value cut (or
+     * dropped) to fit the topic's size limit, as {@code dead-letter.oversized} says.
+     */
+    private void writeDeadLetter(
+            byte[] key,
+            byte[] value,
+            long timestamp,
+            List<Header> original,
+            List<Header> ours,
+            BadRecordException e,
+            String topic) {
+        List<Header> headers = new ArrayList<>(original.size() + ours.size());
+        headers.addAll(original);
+        headers.addAll(ours);
         int max = env.limits().maxBytes().applyAsInt(topic);
         if (RecordLimits.sizeUpperBound(key, value, headers) > max) {
             env.counters().oversizedDeadLetters.increment();
-            List<Header> provenance =
-                    new ArrayList<>(headers.subList(record.headers().size(), headers.size()));
             if (RecordLimits.sizeUpperBound(null, null, headers) > max / 2) {
                 // The original headers alone are too large: keep only ours.
-                provenance.add(header(
-                        "weir.headers-dropped",
-                        Integer.toString(record.headers().size())));
-                headers = provenance;
+                headers = new ArrayList<>(ours);
+                headers.add(header("weir.headers-dropped", Integer.toString(original.size())));
             }
             int room = max - RecordLimits.sizeUpperBound(null, null, headers) - 200;
             if (!env.limits().truncateDeadLetters()) {
@@ -127,11 +165,10 @@ final class TaskOutput {
                 value = Arrays.copyOf(value, Math.max(0, valueRoom));
             }
         }
-        hold(topic, -1, key, value, record.timestamp(), headers);
+        hold(topic, -1, key, value, timestamp, headers);
         if (!(e instanceof LateRecordException)) {
             env.counters().deadLetters.increment();
         }
-        LOG.debug("{}: record at {}@{} sent to {}: {}", name, channel, record.offset(), topic, e.getMessage());
     }
 
     static Header header(String key, String value) {

@@ -324,7 +324,66 @@ class ExamplesTest {
     }
 
     /** Writes a job and its cases into {@code dir}, runs {@code weir test} and expects one case to pass. */
+    @Test
+    void aRecordEmittedOnATimerThatALaterStepRefusesIsADeadLetterAsEmitted(@TempDir Path dir) throws IOException {
+        // A left join's unmatched order (emitted when the watermark passes its bound) and a closed
+        // window's result reach the map on a timer, with no input record behind them: refused
+        // there, each is a dead letter of the record as emitted, not dropped with a log line.
+        passes(
+                dir.resolve("join"),
+                """
+                application: timer-dead-letters
+                kafka: { bootstrap: "localhost:9092" }
+                pipeline:
+                  - source: { topic: orders, format: json, timestamp: "value.ts" }
+                  - join: { with: { topic: payments, format: json }, within: 1m, type: left, as: payment }
+                  - map: { set: { c: "value.customer" } }
+                  - sink: { topic: out, format: json }
+                """,
+                """
+                cases:
+                  - name: an unmatched order without a customer
+                    input:
+                      - { key: o1, value: { oid: o1, ts: 1000 } }
+                      - { key: o2, value: { oid: o2, customer: k2, ts: 1000 } }
+                      - { key: o3, value: { oid: o3, customer: k3, ts: 200000 } }
+                      - { topic: payments, key: o3, value: { oid: o3, ts: 200000 } }
+                    expect:
+                      out:
+                        - { key: o2, value: { oid: o2, customer: k2, ts: 1000, payment: null, c: k2 } }
+                        - { key: o3, value: { oid: o3, customer: k3, ts: 200000, payment: { oid: o3, ts: 200000 }, c: k3 } }
+                      dead-letter:
+                        - { key: o1, value: { oid: o1, ts: 1000, payment: null }, step: pipeline.2.map.set.c }
+                """);
+        passes(
+                dir.resolve("window"),
+                """
+                application: timer-dead-letters
+                kafka: { bootstrap: "localhost:9092" }
+                pipeline:
+                  - source: { topic: events, format: json, timestamp: "value.ts" }
+                  - aggregate: { by: key, window: { tumbling: 10s }, count: n }
+                  - map: { set: { per: "100 / (value.n - 1)" } }
+                  - sink: { topic: out, format: json }
+                """,
+                """
+                cases:
+                  - name: a window of one record divides by zero after it closed
+                    input:
+                      - { key: a, value: { ts: 1000 } }
+                      - { key: b, value: { ts: 2000 } }
+                      - { key: b, value: { ts: 3000 } }
+                      - { key: c, value: { ts: 25000 } }
+                    expect:
+                      out:
+                        - { key: b, value: { key: b, windowStart: 0, windowEnd: 10000, n: 2, per: 100 } }
+                      dead-letter:
+                        - { key: a, error: "by zero", step: pipeline.2.map.set.per }
+                """);
+    }
+
     private static Path passes(Path dir, String jobYaml, String casesYaml) throws IOException {
+        Files.createDirectories(dir);
         Path job = Files.writeString(dir.resolve("job.yaml"), jobYaml);
         Path cases = Files.writeString(dir.resolve("job.cases.yaml"), casesYaml);
         Run run = weir("test", "--config", job.toString(), "--cases", cases.toString());
