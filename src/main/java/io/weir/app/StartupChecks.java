@@ -141,9 +141,9 @@ final class StartupChecks {
                                 .toList()));
                 List<String> written = new ArrayList<>();
                 settings.outputs().forEach(o -> written.add(o.name()));
-                Map<String, Integer> maxBytes = topics.maxRecordBytes(written, KafkaClients.MAX_REQUEST_BYTES);
+                Map<String, RecordLimits.Topic> accepted = topics.recordLimits(written, KafkaClients.MAX_REQUEST_BYTES);
                 limits = new RecordLimits(
-                        topic -> maxBytes.getOrDefault(topic, RecordLimits.DEFAULT_MAX_BYTES),
+                        topic -> accepted.getOrDefault(topic, RecordLimits.Topic.DEFAULT),
                         settings.truncateDeadLetters());
                 took.mark("topic settings");
                 if (transactions != null) {

@@ -2,21 +2,39 @@ package io.weir.dataflow;
 
 import io.weir.element.Header;
 import java.util.List;
-import java.util.function.ToIntFunction;
+import java.util.function.Function;
 
 /**
- * How large a record each output topic accepts (the smaller of the producer's request limit and the
- * topic's message limit), and what to do with a dead letter that is larger: cut its key and value
- * to fit (said in headers) or drop them. A record that is too large would fail the epoch's
- * transaction, and the same input would fail it again after every restart.
+ * What each output topic accepts — records up to a size (the smaller of the producer's request
+ * limit and the topic's message limit) and timestamps within a window around the broker's clock
+ * ({@code message.timestamp.after.max.ms} / {@code before.max.ms}, unless the topic takes the
+ * broker's time) — and what to do with a dead letter that is larger: cut its key and value to fit
+ * (said in headers) or drop them. A record the broker refuses would fail the epoch's transaction,
+ * and the same input would fail it again after every restart.
  */
-public record RecordLimits(ToIntFunction<String> maxBytes, boolean truncateDeadLetters) {
+public record RecordLimits(Function<String, Topic> topics, boolean truncateDeadLetters) {
 
     /** Kafka's defaults: a producer request and a topic message of 1 MiB. */
     public static final int DEFAULT_MAX_BYTES = 1024 * 1024;
 
+    /** Kafka's default {@code message.timestamp.after.max.ms}: an hour. */
+    public static final long DEFAULT_MAX_AHEAD_MS = 3_600_000;
+
+    /**
+     * One topic's limits: its largest record, and how far a record's timestamp may be ahead of or
+     * behind the broker's clock (Long.MAX_VALUE: any).
+     */
+    public record Topic(int maxBytes, long maxAheadMs, long maxBehindMs) {
+        public static final Topic DEFAULT = new Topic(DEFAULT_MAX_BYTES, DEFAULT_MAX_AHEAD_MS, Long.MAX_VALUE);
+    }
+
     public static RecordLimits defaults() {
-        return new RecordLimits(topic -> DEFAULT_MAX_BYTES, true);
+        return new RecordLimits(topic -> Topic.DEFAULT, true);
+    }
+
+    /** The limits of {@code topic}. */
+    public Topic of(String topic) {
+        return topics.apply(topic);
     }
 
     /**

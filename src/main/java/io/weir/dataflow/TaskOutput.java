@@ -31,10 +31,16 @@ final class TaskOutput {
     private EpochOutput output;
     /** Outputs made in the current batch, sent at its end (see {@link PendingSends}). */
     private final PendingSends pending = new PendingSends();
-    /** The output topic {@link #send} looked up last, and its record size limit. */
+    /** The output topic {@link #send} looked up last, and its limits. */
     private String limitTopic;
 
-    private int limit;
+    private RecordLimits.Topic limit;
+    /**
+     * The clock as last read for the timestamp check: it only moves on, so a record within the
+     * window of this reading is within the window of the clock now (ahead), and the clock is read
+     * again only for a record beyond it.
+     */
+    private long clockSeen = Long.MIN_VALUE;
     /** Records written since the shared counters were last told (once per {@link Task#run}). */
     private long countedOut;
 
@@ -72,15 +78,40 @@ final class TaskOutput {
         int size = RecordLimits.sizeUpperBound(key, value, headers);
         if (topic != limitTopic) { // a sink sends to one topic: its limit is looked up once
             limitTopic = topic;
-            limit = env.limits().maxBytes().applyAsInt(topic);
+            limit = env.limits().of(topic);
         }
-        int max = limit;
+        int max = limit.maxBytes();
         if (size > max) {
             throw new BadRecordException("an output record of about " + size + " bytes exceeds the limit of " + max
                     + " bytes of topic " + topic);
         }
+        if (timestamp >= 0 && !withinWindow(timestamp, limit)) {
+            throw new BadRecordException("an output record's timestamp " + timestamp + " is more than "
+                    + (timestamp > clockSeen
+                            ? limit.maxAheadMs() + " ms ahead of the clock, which topic " + topic + " refuses"
+                                    + " (message.timestamp.after.max.ms)"
+                            : limit.maxBehindMs() + " ms behind the clock, which topic " + topic + " refuses"
+                                    + " (message.timestamp.before.max.ms)"));
+        }
         hold(topic, -1, key, value, timestamp, headers);
         countedOut++;
+    }
+
+    /** Whether the broker takes {@code timestamp} for a topic of {@code limits}; reads the clock only when it must. */
+    private boolean withinWindow(long timestamp, RecordLimits.Topic limits) {
+        long ahead = limits.maxAheadMs();
+        if (ahead != Long.MAX_VALUE && (clockSeen == Long.MIN_VALUE || timestamp - clockSeen > ahead)) {
+            clockSeen = env.clock().getAsLong();
+            if (timestamp - clockSeen > ahead) {
+                return false;
+            }
+        }
+        long behind = limits.maxBehindMs();
+        if (behind != Long.MAX_VALUE) {
+            clockSeen = env.clock().getAsLong(); // a stale reading would let a record too old pass
+            return clockSeen - timestamp <= behind;
+        }
+        return true;
     }
 
     void deadLetter(Channel channel, Record record, BadRecordException e, String topic) {
@@ -143,7 +174,7 @@ final class TaskOutput {
         List<Header> headers = new ArrayList<>(original.size() + ours.size());
         headers.addAll(original);
         headers.addAll(ours);
-        int max = env.limits().maxBytes().applyAsInt(topic);
+        int max = env.limits().of(topic).maxBytes();
         if (RecordLimits.sizeUpperBound(key, value, headers) > max) {
             env.counters().oversizedDeadLetters.increment();
             if (RecordLimits.sizeUpperBound(null, null, headers) > max / 2) {
@@ -164,6 +195,12 @@ final class TaskOutput {
                 headers.add(header("weir.value-truncated", Integer.toString(value.length)));
                 value = Arrays.copyOf(value, Math.max(0, valueRoom));
             }
+        }
+        if (timestamp >= 0 && !withinWindow(timestamp, env.limits().of(topic))) {
+            // The dead-letter topic would refuse the record (and fail the epoch again and again):
+            // written at the broker's time, its own timestamp said in a header.
+            headers.add(header("weir.timestamp", Long.toString(timestamp)));
+            timestamp = -1;
         }
         hold(topic, -1, key, value, timestamp, headers);
         if (!(e instanceof LateRecordException)) {

@@ -1,5 +1,6 @@
 package io.weir.kafka;
 
+import io.weir.dataflow.RecordLimits;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -244,17 +245,35 @@ public final class Topics {
     }
 
     /**
-     * The largest record each topic accepts ({@code max.message.bytes}, which the broker's
-     * {@code message.max.bytes} sets by default), capped at {@code cap}: the producers' request limit.
+     * What each topic accepts: its largest record ({@code max.message.bytes}, which the broker's
+     * {@code message.max.bytes} sets by default), capped at {@code cap}, the producers' request
+     * limit; and how far a record's timestamp may be ahead of and behind the broker's clock
+     * ({@code message.timestamp.after.max.ms} / {@code before.max.ms}), unbounded when the topic
+     * takes the broker's time ({@code message.timestamp.type=LogAppendTime}).
      */
-    public Map<String, Integer> maxRecordBytes(Collection<String> topics, int cap) {
-        Map<String, Integer> out = new java.util.HashMap<>();
+    public Map<String, RecordLimits.Topic> recordLimits(Collection<String> topics, int cap) {
+        Map<String, RecordLimits.Topic> out = new java.util.HashMap<>();
         describe(topics).forEach((topic, config) -> {
-            var entry = config.get("max.message.bytes");
-            int max = entry == null || entry.value() == null ? cap : Integer.parseInt(entry.value());
-            out.put(topic, Math.min(cap, max));
+            String bytes = value(config, "max.message.bytes");
+            int max = bytes == null ? cap : Math.min(cap, Integer.parseInt(bytes));
+            boolean brokerTime = "LogAppendTime".equals(value(config, "message.timestamp.type"));
+            String ahead = value(config, "message.timestamp.after.max.ms");
+            String behind = value(config, "message.timestamp.before.max.ms");
+            out.put(
+                    topic,
+                    new RecordLimits.Topic(
+                            max,
+                            brokerTime || ahead == null
+                                    ? (brokerTime ? Long.MAX_VALUE : RecordLimits.DEFAULT_MAX_AHEAD_MS)
+                                    : Long.parseLong(ahead),
+                            brokerTime || behind == null ? Long.MAX_VALUE : Long.parseLong(behind)));
         });
         return out;
+    }
+
+    private static String value(Config config, String name) {
+        var entry = config.get(name);
+        return entry == null ? null : entry.value();
     }
 
     /** The configurations of {@code topics}, by topic name. */

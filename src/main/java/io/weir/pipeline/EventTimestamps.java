@@ -35,7 +35,19 @@ final class EventTimestamps implements TimestampAssigner {
 
     @Override
     public long timestamp(Event event, OperatorContext context) {
-        Object v = expression.apply(event, context);
+        long ms = parse(expression.apply(event, context));
+        if (ms < 0) {
+            // Kafka records carry no time before 1970: a sink would write the broker's time instead.
+            throw new BadRecordException(
+                    "timestamp " + ms + " is before 1970 (negative), which a Kafka record cannot carry",
+                    step,
+                    text,
+                    null);
+        }
+        return ms;
+    }
+
+    private long parse(Object v) {
         if (v instanceof Long ms) {
             return ms;
         }

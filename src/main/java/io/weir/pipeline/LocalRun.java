@@ -96,7 +96,10 @@ public final class LocalRun {
                 (task, id, part) -> {},
                 () -> now[0],
                 new Counters(),
-                RecordLimits.defaults(),
+                // The clock here is the inputs' time, not a broker's: no timestamp window to check.
+                new RecordLimits(
+                        topic -> new RecordLimits.Topic(RecordLimits.DEFAULT_MAX_BYTES, Long.MAX_VALUE, Long.MAX_VALUE),
+                        true),
                 Long.MAX_VALUE);
         Map<String, Channel> channels = new LinkedHashMap<>();
         for (String topic : stage.inputTopics()) {

@@ -205,6 +205,54 @@ class PipelineJobsIT {
         });
     }
 
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aRecordWhoseTimestampTheSinkTopicRefusesIsADeadLetterAndTheOthersAreWritten() throws Exception {
+        // The broker refuses a record more than message.timestamp.after.max.ms (an hour by default)
+        // ahead of its clock, and the batch with it: sent, it failed the epoch after every restart
+        // and nothing of the partition was written again.
+        String app = KafkaFixture.uniqueTopic("future");
+        String events = KafkaFixture.createTopic(app + "-events", 1);
+        long now = System.currentTimeMillis();
+        KafkaFixture.produce(List.of(
+                new ProducerRecord<>(events, "a", "{\"n\":1,\"ts\":" + now + "}"),
+                new ProducerRecord<>(events, "a", "{\"n\":2,\"ts\":" + (now + 2 * 3_600_000) + "}"),
+                new ProducerRecord<>(events, "a", "{\"n\":3,\"ts\":" + now + "}")));
+        WeirConfig config = written(
+                """
+                application: future
+                kafka: { bootstrap: localhost:9092 }
+                pipeline:
+                  - source: { topic: events, format: json, timestamp: "value.ts" }
+                  - filter: "true"
+                  - sink: { topic: out, format: json }
+                """,
+                app,
+                "pipeline.0.source.topic=" + events,
+                "pipeline.2.sink.topic=" + app + "-out");
+        runUntil(config, () -> Instances.committed(app + "-out") >= 2 && Instances.committed(app + "-dlq") >= 1);
+        List<ConsumerRecord<String, String>> out = KafkaFixture.readAllCommitted(app + "-out");
+        assertEquals(
+                List.of(1L, 3L),
+                out.stream()
+                        .map(r -> {
+                            try {
+                                return JSON.readTree(r.value()).get("n").asLong();
+                            } catch (java.io.IOException e) {
+                                throw new java.io.UncheckedIOException(e);
+                            }
+                        })
+                        .toList());
+        ConsumerRecord<String, String> dead =
+                KafkaFixture.readAllCommitted(app + "-dlq").get(0);
+        assertTrue(dead.value().contains("\"n\":2"), dead.value());
+        assertEquals(
+                "pipeline.2.sink",
+                new String(dead.headers().lastHeader("weir.step").value()));
+        String error = new String(dead.headers().lastHeader("weir.error").value());
+        assertTrue(error.contains("ahead of the clock") && error.contains("message.timestamp.after.max.ms"), error);
+    }
+
     /** A job written here (not an example), loaded with the overrides every job of this class gets. */
     private WeirConfig written(String yaml, String app, String... extra) throws Exception {
         Path job = java.nio.file.Files.writeString(temp.resolve(app + ".yaml"), yaml);

@@ -382,6 +382,31 @@ class ExamplesTest {
                 """);
     }
 
+    @Test
+    void anEventTimeBefore1970IsADeadLetterAsNoKafkaRecordCanCarryIt(@TempDir Path dir) throws IOException {
+        passes(
+                dir,
+                """
+                application: negative-time
+                kafka: { bootstrap: "localhost:9092" }
+                pipeline:
+                  - source: { topic: events, format: json, timestamp: "value.ts" }
+                  - sink: { topic: out, format: json }
+                """,
+                """
+                cases:
+                  - name: a negative timestamp
+                    input:
+                      - { key: a, value: { n: 1, ts: 1000 } }
+                      - { key: a, value: { n: 2, ts: -5000 } }
+                    expect:
+                      out:
+                        - { key: a, value: { n: 1, ts: 1000 } }
+                      dead-letter:
+                        - { key: a, error: "before 1970", step: pipeline.0.source.timestamp }
+                """);
+    }
+
     private static Path passes(Path dir, String jobYaml, String casesYaml) throws IOException {
         Files.createDirectories(dir);
         Path job = Files.writeString(dir.resolve("job.yaml"), jobYaml);
