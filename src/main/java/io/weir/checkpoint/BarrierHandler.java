@@ -14,12 +14,21 @@ import java.util.TreeMap;
  * include records after the cut of the channels that were faster — after a restore those are
  * processed again.
  *
+ * <p>An <b>unaligned</b> channel (a table a lookup reads: applying a table record twice leaves the
+ * table as applying it once) is not blocked by its barrier n while the others align: its records
+ * after the barrier go on in step with theirs, and are read again after a restore of n. Its next
+ * barrier waits until n is snapshotted ({@link #passed}).
+ *
  * <p>Threading: owned by the task's worker thread.
  */
 public final class BarrierHandler {
     private final int channels;
     private final boolean align;
     private final BitSet blocked;
+    /** Align mode: channels that delivered the barrier being aligned (the blocked ones and unaligned ones). */
+    private final BitSet arrived;
+    /** Channels whose records go on past the barrier being aligned. */
+    private final BitSet unaligned;
     /** Track mode: checkpoint id → channels that delivered its barrier. */
     private final TreeMap<Long, BitSet> tracked = new TreeMap<>();
     /** Align mode: the checkpoint currently aligning, or 0. */
@@ -34,6 +43,22 @@ public final class BarrierHandler {
         this.channels = channels;
         this.align = align;
         this.blocked = new BitSet(channels);
+        this.arrived = new BitSet(channels);
+        this.unaligned = new BitSet(channels);
+    }
+
+    /** Makes {@code channel} unaligned: its barrier never blocks it (see the class comment). */
+    public BarrierHandler unaligned(int channel) {
+        unaligned.set(channel);
+        return this;
+    }
+
+    /**
+     * Whether {@code channel} delivered the barrier being aligned: a blocked channel, or an unaligned
+     * one whose records now come after the cut and whose next barrier must wait.
+     */
+    public boolean passed(int channel) {
+        return aligning != 0 && arrived.get(channel);
     }
 
     /** Starts after a restored checkpoint: barriers up to {@code checkpointId} are stale. */
@@ -71,6 +96,7 @@ public final class BarrierHandler {
         // Every id up to checkpointId is finished below, so an older alignment can never complete.
         if (align && aligning != 0 && aligning <= checkpointId) {
             blocked.clear();
+            arrived.clear();
             aligning = 0;
         }
         tracked.headMap(checkpointId, true).clear();
@@ -91,15 +117,19 @@ public final class BarrierHandler {
         }
         if (aligning == 0) {
             aligning = id;
-        } else if (blocked.get(channel)) {
+        } else if (arrived.get(channel)) {
             throw new IllegalStateException(
-                    "barrier " + id + " arrived twice on blocked channel " + channel + " while aligning");
+                    "barrier " + id + " arrived twice on channel " + channel + " while aligning");
         }
-        blocked.set(channel);
-        if (blocked.cardinality() < channels) {
+        arrived.set(channel);
+        if (!unaligned.get(channel)) {
+            blocked.set(channel);
+        }
+        if (arrived.cardinality() < channels) {
             return new BarrierDecision.Block(channel);
         }
         blocked.clear();
+        arrived.clear();
         aligning = 0;
         finishedUpTo = id;
         return new BarrierDecision.Snapshot(id);

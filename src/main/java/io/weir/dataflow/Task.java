@@ -111,6 +111,10 @@ public final class Task {
             sides[i] = stage.sideInput(inputs[i].topic());
             if (sides[i] != null && sides[i].table()) {
                 time.exclude(i);
+                // A table goes on past its barrier while the stream aligns, so that the stream never
+                // runs ahead of table records earlier in time held behind it (applying one twice, after
+                // a restore, is as applying it once).
+                barriers.unaligned(i);
             }
         }
         this.lastSnapshotAt = env.clock().getAsLong();
@@ -206,6 +210,9 @@ public final class Task {
                 continue;
             }
             Element head = c.peek();
+            if (head instanceof Barrier && barriers.passed(c.index())) {
+                continue; // an unaligned input's next barrier waits for the one aligning
+            }
             if (head == null) {
                 // An input with records still on the broker may hold a lower timestamp: wait for it.
                 waiting |= c.behind();
@@ -266,9 +273,10 @@ public final class Task {
             chain.invoke(side == null ? 0 : side.operator(), event);
         } catch (LateRecordException e) {
             env.counters().late.increment();
-            output.deadLetter(channel, record, e, e.topic() == null ? stage.deadLetterTopic() : e.topic());
+            output.deadLetter(
+                    channel, record, e, e.topic() == null ? stage.deadLetterTopic() : e.topic(), afterCut(channel));
         } catch (BadRecordException e) {
-            output.deadLetter(channel, record, e, stage.deadLetterTopic());
+            output.deadLetter(channel, record, e, stage.deadLetterTopic(), afterCut(channel));
         }
         if (stage.eventTime() && !watermarks.fromUpstream()) {
             // A partition's watermark is the highest timestamp read from it less the disorder
@@ -307,11 +315,21 @@ public final class Task {
         return true;
     }
 
+    /**
+     * Whether a record of {@code channel} comes after the cut of the checkpoint aligning (an unaligned
+     * input past its barrier): the checkpoint's positions put it after, so its dead letter belongs to
+     * the next epoch.
+     */
+    private boolean afterCut(Channel channel) {
+        return barriers.passed(channel.index());
+    }
+
     private void handle(BarrierDecision decision) throws Exception {
         if (decision instanceof BarrierDecision.Snapshot s) {
             snapshot(s.checkpointId());
         } else if (decision instanceof BarrierDecision.Overtaken o) {
             LOG.warn("{}: checkpoint {} overtaken by a newer barrier before it aligned", name, o.abortedId());
+            output.releaseHeldForNextEpoch(); // no cut was made: they are this epoch's
             handle(o.then());
         }
         // Block, Track and Stale need nothing more here: a blocked channel is skipped by nextChannel.

@@ -41,6 +41,13 @@ final class TaskOutput {
      * again only for a record beyond it.
      */
     private long clockSeen = Long.MIN_VALUE;
+    /** A dead letter held for the next epoch. */
+    private record Held(String topic, byte[] key, byte[] value, long timestamp, List<Header> headers) {}
+
+    /** Dead letters of records after the cut of the checkpoint aligning; sent once it is snapshotted. */
+    private final List<Held> heldForNextEpoch = new ArrayList<>();
+
+    private boolean forNextEpoch;
     /** Records written since the shared counters were last told (once per {@link Task#run}). */
     private long countedOut;
 
@@ -115,13 +122,27 @@ final class TaskOutput {
     }
 
     void deadLetter(Channel channel, Record record, BadRecordException e, String topic) {
+        deadLetter(channel, record, e, topic, false);
+    }
+
+    /**
+     * @param nextEpoch the record comes after the cut of the checkpoint being aligned (an unaligned
+     *     input past its barrier): its dead letter is held for the next epoch, which a restore of
+     *     that checkpoint reads the record again for
+     */
+    void deadLetter(Channel channel, Record record, BadRecordException e, String topic, boolean nextEpoch) {
         List<Header> ours = reasons(e);
         ours.add(header("weir.source", channel.name()));
         int dash = channel.name().lastIndexOf('-');
         ours.add(header("weir.topic", channel.name().substring(0, dash)));
         ours.add(header("weir.partition", channel.name().substring(dash + 1)));
         ours.add(header("weir.offset", Long.toString(record.offset())));
-        writeDeadLetter(record.key(), record.value(), record.timestamp(), record.headers(), ours, e, topic);
+        forNextEpoch = nextEpoch;
+        try {
+            writeDeadLetter(record.key(), record.value(), record.timestamp(), record.headers(), ours, e, topic);
+        } finally {
+            forNextEpoch = false;
+        }
         LOG.debug("{}: record at {}@{} sent to {}: {}", name, channel, record.offset(), topic, e.getMessage());
     }
 
@@ -202,7 +223,11 @@ final class TaskOutput {
             headers.add(header("weir.timestamp", Long.toString(timestamp)));
             timestamp = -1;
         }
-        hold(topic, -1, key, value, timestamp, headers);
+        if (forNextEpoch) {
+            heldForNextEpoch.add(new Held(topic, key, value, timestamp, headers));
+        } else {
+            hold(topic, -1, key, value, timestamp, headers);
+        }
         if (!(e instanceof LateRecordException)) {
             env.counters().deadLetters.increment();
         }
@@ -250,6 +275,15 @@ final class TaskOutput {
         output.flush();
         throwSendFailure();
         output = env.outputs().output(checkpointId + 1);
+        releaseHeldForNextEpoch();
+    }
+
+    /** Sends the dead letters held for the next epoch with this one's outputs. */
+    void releaseHeldForNextEpoch() {
+        for (Held h : heldForNextEpoch) {
+            hold(h.topic(), -1, h.key(), h.value(), h.timestamp(), h.headers());
+        }
+        heldForNextEpoch.clear();
     }
 
     void throwSendFailure() throws Exception {

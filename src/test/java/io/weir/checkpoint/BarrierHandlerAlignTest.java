@@ -44,6 +44,23 @@ class BarrierHandlerAlignTest {
     }
 
     @Test
+    void anUnalignedChannelGoesOnPastItsBarrierWhichStillCountsForTheSnapshot() {
+        BarrierHandler handler = new BarrierHandler(2, true).unaligned(1);
+
+        assertEquals(new Block(1), handler.onBarrier(1, 1));
+        assertFalse(handler.isBlocked(1), "the unaligned channel goes on");
+        assertTrue(handler.passed(1), "its records now come after the cut, its next barrier waits");
+        assertFalse(handler.passed(0));
+        assertEquals(new Snapshot(1), handler.onBarrier(0, 1), "its barrier counted: the last one completes");
+        assertFalse(handler.passed(1), "after the snapshot its next barrier may come");
+        assertNothingBlocked(handler, 2);
+
+        assertEquals(new Block(0), handler.onBarrier(0, 2));
+        assertTrue(handler.isBlocked(0), "an aligned channel is blocked as before");
+        assertEquals(new Snapshot(2), handler.onBarrier(1, 2));
+    }
+
+    @Test
     void aChannelStaysBlockedUntilTheBarrierArrivedOnAllChannels() {
         BarrierHandler handler = new BarrierHandler(3, true);
 
