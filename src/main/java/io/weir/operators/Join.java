@@ -8,11 +8,13 @@ import io.weir.dataflow.Event;
 import io.weir.dataflow.LateRecordException;
 import io.weir.dataflow.Operator;
 import io.weir.dataflow.OperatorContext;
+import io.weir.element.Header;
 import io.weir.element.InputPartition;
 import io.weir.state.MapState;
 import io.weir.state.Serde;
 import io.weir.state.Timer;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -97,11 +99,10 @@ public final class Join implements Operator {
                     continue;
                 }
                 byte[] row = e.getValue();
-                Object streamValue = Json.decode(Arrays.copyOfRange(row, 1, row.length));
-                out.emit(joined(streamValue, event.value(), Math.max(t, ts)));
-                if (row[0] == 0) {
+                out.emit(joined(valueOf(row), event.value(), Math.max(t, ts), headersOf(row)));
+                if (!matched(row)) {
                     row = row.clone();
-                    row[0] = 1;
+                    row[0] |= MATCHED;
                     stream.put(e.getKey(), row);
                 }
             }
@@ -117,14 +118,10 @@ public final class Join implements Operator {
                 if (Math.abs(t - ts) > withinMs) {
                     continue;
                 }
-                out.emit(joined(event.value(), otherCodec.decode(e.getValue()), Math.max(t, ts)));
+                out.emit(joined(event.value(), otherCodec.decode(e.getValue()), Math.max(t, ts), event.headers()));
                 matched = true;
             }
-            byte[] encoded = Json.encode(event.value());
-            byte[] row = new byte[encoded.length + 1];
-            row[0] = (byte) (matched ? 1 : 0);
-            System.arraycopy(encoded, 0, row, 1, encoded.length);
-            stream.put(id, row);
+            stream.put(id, row(matched, event.headers(), Json.encode(event.value())));
         }
         context.timers().registerEventTime(closesAt(ts));
     }
@@ -139,8 +136,8 @@ public final class Join implements Operator {
             }
             stream.remove(e.getKey());
             byte[] row = e.getValue();
-            if (left && row[0] == 0) {
-                out.emit(joined(Json.decode(Arrays.copyOfRange(row, 1, row.length)), NullValue.NULL_VALUE, t));
+            if (left && !matched(row)) {
+                out.emit(joined(valueOf(row), NullValue.NULL_VALUE, t, headersOf(row)));
             }
         }
         for (Map.Entry<byte[], byte[]> e : other.entries()) {
@@ -150,11 +147,87 @@ public final class Join implements Operator {
         }
     }
 
-    private Event joined(Object streamValue, Object otherValue, long ts) {
+    /** The output: the stream record's value with field {@code as} set, with the stream record's headers. */
+    private Event joined(Object streamValue, Object otherValue, long ts, List<Header> headers) {
         @SuppressWarnings("unchecked")
         Map<String, Object> fields = new LinkedHashMap<>((Map<String, Object>) streamValue);
         fields.put(as, otherValue == null ? NullValue.NULL_VALUE : otherValue);
-        return new Event(context.currentKey(), fields, ts, List.of());
+        return new Event(context.currentKey(), fields, ts, headers);
+    }
+
+    // A buffered stream record: a flags byte (MATCHED: it found a partner; HEADERS: its headers
+    // follow), then its headers (a count, then per header the key's and the value's length, -1 for
+    // no value, and their bytes), then its value as JSON. An earlier version wrote flags 0 or 1 and
+    // no headers, which reads the same way.
+    private static final byte MATCHED = 1;
+    private static final byte HEADERS = 2;
+
+    private static boolean matched(byte[] row) {
+        return (row[0] & MATCHED) != 0;
+    }
+
+    static byte[] row(boolean matched, List<Header> headers, byte[] json) {
+        int size = 1 + json.length;
+        if (!headers.isEmpty()) {
+            size += 4;
+            for (Header h : headers) {
+                size += 8
+                        + h.key().getBytes(StandardCharsets.UTF_8).length
+                        + (h.value() == null ? 0 : h.value().length);
+            }
+        }
+        ByteBuffer b = ByteBuffer.allocate(size);
+        b.put((byte) ((matched ? MATCHED : 0) | (headers.isEmpty() ? 0 : HEADERS)));
+        if (!headers.isEmpty()) {
+            b.putInt(headers.size());
+            for (Header h : headers) {
+                byte[] key = h.key().getBytes(StandardCharsets.UTF_8);
+                b.putInt(key.length).put(key);
+                if (h.value() == null) {
+                    b.putInt(-1);
+                } else {
+                    b.putInt(h.value().length).put(h.value());
+                }
+            }
+        }
+        return b.put(json).array();
+    }
+
+    static List<Header> headersOf(byte[] row) {
+        if ((row[0] & HEADERS) == 0) {
+            return List.of();
+        }
+        ByteBuffer b = ByteBuffer.wrap(row, 1, row.length - 1);
+        int n = b.getInt();
+        List<Header> headers = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            byte[] key = new byte[b.getInt()];
+            b.get(key);
+            int length = b.getInt();
+            byte[] value = null;
+            if (length >= 0) {
+                value = new byte[length];
+                b.get(value);
+            }
+            headers.add(new Header(new String(key, StandardCharsets.UTF_8), value));
+        }
+        return headers;
+    }
+
+    static Object valueOf(byte[] row) {
+        int at = 1;
+        if ((row[0] & HEADERS) != 0) {
+            ByteBuffer b = ByteBuffer.wrap(row, 1, row.length - 1);
+            int n = b.getInt();
+            for (int i = 0; i < n; i++) {
+                int keyLength = b.getInt();
+                b.position(b.position() + keyLength);
+                int valueLength = b.getInt();
+                b.position(b.position() + Math.max(0, valueLength));
+            }
+            at = b.position();
+        }
+        return Json.decode(Arrays.copyOfRange(row, at, row.length));
     }
 
     /**

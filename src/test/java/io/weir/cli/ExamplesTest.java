@@ -407,6 +407,41 @@ class ExamplesTest {
                 """);
     }
 
+    @Test
+    void aJoinsOutputKeepsTheStreamRecordsHeadersHoweverItWasMade(@TempDir Path dir) throws IOException {
+        // Made when the order arrives (its partner waited), when the payment arrives (the order
+        // waited in state) and on the timer of a left join (no partner): each keeps the order's headers.
+        passes(
+                dir,
+                """
+                application: join-headers
+                kafka: { bootstrap: "localhost:9092" }
+                pipeline:
+                  - source: { topic: orders, format: json, timestamp: "value.ts" }
+                  - join: { with: { topic: payments, format: json }, within: 1m, type: left, as: payment }
+                  - map: { set: { hs: "headers" }, drop: [payment] }
+                  - sink: { topic: out, format: json }
+                """,
+                """
+                cases:
+                  - name: headers through the join
+                    input:
+                      - { topic: payments, key: o1, value: { ts: 1000 } }
+                      - { key: o1, value: { ts: 1000 }, headers: { trace: t1 } }
+                      - { key: o2, value: { ts: 2000 }, headers: { trace: t2 } }
+                      - { topic: payments, key: o2, value: { ts: 2000 } }
+                      - { key: o3, value: { ts: 3000 }, headers: { trace: t3 } }
+                      - { key: o4, value: { ts: 300000 } }
+                      - { topic: payments, key: o4, value: { ts: 300000 } }
+                    expect:
+                      out:
+                        - { key: o1, value: { ts: 1000, hs: { trace: t1 } } }
+                        - { key: o2, value: { ts: 2000, hs: { trace: t2 } } }
+                        - { key: o3, value: { ts: 3000, hs: { trace: t3 } } }
+                        - { key: o4, value: { ts: 300000, hs: {} } }
+                """);
+    }
+
     private static Path passes(Path dir, String jobYaml, String casesYaml) throws IOException {
         Files.createDirectories(dir);
         Path job = Files.writeString(dir.resolve("job.yaml"), jobYaml);

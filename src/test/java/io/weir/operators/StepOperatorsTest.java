@@ -182,4 +182,25 @@ class StepOperatorsTest {
         assertEquals(7L, ((Map<?, ?>) Json.decode("{\"a\":7}".getBytes(StandardCharsets.UTF_8))).get("a"));
         assertNull(((Map<?, ?>) Json.decode("{}".getBytes(StandardCharsets.UTF_8))).get("a"));
     }
+
+    @Test
+    void aJoinReadsTheBufferedRowsOfTheEarlierVersionWithoutHeadersAndKeepsHeadersInItsOwn() {
+        byte[] json = "{\"a\":1}".getBytes(StandardCharsets.UTF_8);
+        byte[] earlier = new byte[json.length + 1];
+        earlier[0] = 1; // matched, as the earlier version wrote it
+        System.arraycopy(json, 0, earlier, 1, json.length);
+        assertEquals(Map.of("a", 1L), Join.valueOf(earlier));
+        assertEquals(List.of(), Join.headersOf(earlier));
+
+        List<io.weir.element.Header> headers = List.of(
+                new io.weir.element.Header("trace", "t1".getBytes(StandardCharsets.UTF_8)),
+                new io.weir.element.Header("empty", null));
+        byte[] row = Join.row(false, headers, json);
+        assertEquals(Map.of("a", 1L), Join.valueOf(row));
+        List<io.weir.element.Header> read = Join.headersOf(row);
+        assertEquals(2, read.size());
+        assertEquals("trace", read.get(0).key());
+        assertEquals("t1", new String(read.get(0).value(), StandardCharsets.UTF_8));
+        assertNull(read.get(1).value());
+    }
 }
