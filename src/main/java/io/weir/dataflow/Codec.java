@@ -11,9 +11,21 @@ public interface Codec {
      */
     byte[] encode(Object value);
 
-    /** Decodes a key: like {@link #decode} except that a null key is null, not an error. */
+    /**
+     * Decodes a key: like {@link #decode} except that a null key is null, not an error, and that a
+     * key that cannot be decoded says so ("key is not valid JSON", not "value …").
+     */
     default Object decodeKey(byte[] bytes) {
-        return bytes == null ? null : decode(bytes);
+        if (bytes == null) {
+            return null;
+        }
+        try {
+            return decode(bytes);
+        } catch (BadRecordException e) {
+            String m = e.getMessage();
+            throw new BadRecordException(
+                    m.startsWith("value ") ? "key " + m.substring("value ".length()) : "key: " + m);
+        }
     }
 
     /** The format's name as the configuration writes it. */

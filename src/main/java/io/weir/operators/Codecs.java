@@ -2,7 +2,13 @@ package io.weir.operators;
 
 import dev.cel.common.values.CelByteString;
 import dev.cel.common.values.NullValue;
+import io.weir.dataflow.BadRecordException;
 import io.weir.dataflow.Codec;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -48,7 +54,7 @@ public final class Codecs {
     public static final Codec STRING = new Codec() {
         @Override
         public Object decode(byte[] bytes) {
-            return bytes == null ? NullValue.NULL_VALUE : new String(bytes, StandardCharsets.UTF_8);
+            return bytes == null ? NullValue.NULL_VALUE : utf8(bytes);
         }
 
         @Override
@@ -99,4 +105,32 @@ public final class Codecs {
             return "bytes";
         }
     };
+
+    /**
+     * {@code bytes} as UTF-8 text; bytes that are not UTF-8 are refused (as the JSON format refuses
+     * them), not replaced with U+FFFD. Text of ASCII only, the usual key, takes the JDK's fast path.
+     */
+    static String utf8(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b < 0) {
+                CharsetDecoder decoder = StandardCharsets.UTF_8
+                        .newDecoder()
+                        .onMalformedInput(CodingErrorAction.REPORT)
+                        .onUnmappableCharacter(CodingErrorAction.REPORT);
+                ByteBuffer in = ByteBuffer.wrap(bytes);
+                CharBuffer out = CharBuffer.allocate(bytes.length);
+                CoderResult result = decoder.decode(in, out, true);
+                if (!result.isError()) {
+                    result = decoder.flush(out);
+                }
+                if (result.isError()) {
+                    throw new BadRecordException(String.format(
+                            "value is not valid UTF-8 text: malformed byte 0x%02x at offset %d",
+                            bytes[in.position()] & 0xff, in.position()));
+                }
+                return out.flip().toString();
+            }
+        }
+        return new String(bytes, StandardCharsets.ISO_8859_1); // ASCII: the same text, no decoding
+    }
 }
