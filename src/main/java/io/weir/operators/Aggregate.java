@@ -224,7 +224,7 @@ public final class Aggregate implements Operator {
     Map<String, Object> output(Object key, Object[] row) {
         Object[] values = new Object[outNames.length];
         int slot = 0;
-        values[outSlots[slot++]] = key instanceof byte[] b ? Codecs.STRING.decode(b) : key;
+        values[outSlots[slot++]] = key instanceof byte[] b ? Codecs.STRING.decodeKey(b) : key;
         int i = 0;
         if (spec.count() != null) {
             values[outSlots[slot++]] = row[0];

@@ -57,6 +57,15 @@ public final class Codecs {
             return bytes == null ? NullValue.NULL_VALUE : utf8(bytes);
         }
 
+        /**
+         * A key as text, bytes that are not UTF-8 replaced (U+FFFD), as before values were checked:
+         * keys written by binary serializers (an int's four bytes) still group and join as they are.
+         */
+        @Override
+        public Object decodeKey(byte[] bytes) {
+            return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
+        }
+
         @Override
         public byte[] encode(Object value) {
             if (value == null || value instanceof NullValue) {
@@ -108,29 +117,25 @@ public final class Codecs {
 
     /**
      * {@code bytes} as UTF-8 text; bytes that are not UTF-8 are refused (as the JSON format refuses
-     * them), not replaced with U+FFFD. Text of ASCII only, the usual key, takes the JDK's fast path.
+     * them), not replaced with U+FFFD. The JDK's decoder does the work; only a text with U+FFFD in it
+     * (a replacement, or the character itself) is decoded again, strictly, to tell which.
      */
     static String utf8(byte[] bytes) {
-        for (byte b : bytes) {
-            if (b < 0) {
-                CharsetDecoder decoder = StandardCharsets.UTF_8
-                        .newDecoder()
-                        .onMalformedInput(CodingErrorAction.REPORT)
-                        .onUnmappableCharacter(CodingErrorAction.REPORT);
-                ByteBuffer in = ByteBuffer.wrap(bytes);
-                CharBuffer out = CharBuffer.allocate(bytes.length);
-                CoderResult result = decoder.decode(in, out, true);
-                if (!result.isError()) {
-                    result = decoder.flush(out);
-                }
-                if (result.isError()) {
-                    throw new BadRecordException(String.format(
-                            "value is not valid UTF-8 text: malformed byte 0x%02x at offset %d",
-                            bytes[in.position()] & 0xff, in.position()));
-                }
-                return out.flip().toString();
-            }
+        String text = new String(bytes, StandardCharsets.UTF_8);
+        if (text.indexOf('\uFFFD') < 0) {
+            return text;
         }
-        return new String(bytes, StandardCharsets.ISO_8859_1); // ASCII: the same text, no decoding
+        CharsetDecoder decoder = StandardCharsets.UTF_8
+                .newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        CoderResult result = decoder.decode(in, CharBuffer.allocate(bytes.length), true);
+        if (result.isError()) {
+            throw new BadRecordException(String.format(
+                    "value is not valid UTF-8 text: malformed byte 0x%02x at offset %d",
+                    bytes[in.position()] & 0xff, in.position()));
+        }
+        return text;
     }
 }

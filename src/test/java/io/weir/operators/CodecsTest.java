@@ -25,8 +25,12 @@ class CodecsTest {
         BadRecordException json = assertThrows(
                 BadRecordException.class, () -> Codecs.JSON.decodeKey("notjson".getBytes(StandardCharsets.UTF_8)));
         assertTrue(json.getMessage().startsWith("key is not valid JSON"), json.getMessage());
-        BadRecordException text =
-                assertThrows(BadRecordException.class, () -> Codecs.STRING.decodeKey(new byte[] {(byte) 0xff}));
-        assertTrue(text.getMessage().startsWith("key is not valid UTF-8 text"), text.getMessage());
+    }
+
+    @Test
+    void aTextKeyOfBytesThatAreNotUtf8IsKeptAsTextAsBinarySerializersWriteThem() {
+        // An int key of 200 is 00 00 00 C8: not UTF-8, yet a key to group by as before.
+        assertEquals("\u0000\u0000\u0000\uFFFD", Codecs.STRING.decodeKey(new byte[] {0, 0, 0, (byte) 0xc8}));
+        assertEquals("\uFFFD", Codecs.STRING.decode("\uFFFD".getBytes(StandardCharsets.UTF_8)), "the character itself");
     }
 }
