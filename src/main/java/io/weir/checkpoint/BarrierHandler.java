@@ -8,8 +8,8 @@ import java.util.TreeMap;
  *
  * <p><b>Align</b> (exactly-once): the first barrier n blocks its channel; each further channel that
  * delivers barrier n is blocked too; when the last one does, the decision is {@code Snapshot(n)}
- * and every channel unblocks. No record behind barrier n of any channel is processed before the
- * snapshot, so snapshot n holds exactly the records before the cut. <b>Track</b> (at-least-once):
+ * and every channel unblocks. No record behind barrier n of any (aligned) channel is processed
+ * before the snapshot, so snapshot n holds exactly the records before the cut. <b>Track</b> (at-least-once):
  * nothing blocks; the snapshot is taken when barrier n arrived on the last channel, so it may
  * include records after the cut of the channels that were faster — after a restore those are
  * processed again.

@@ -17,15 +17,13 @@ public record RecordLimits(Function<String, Topic> topics, boolean truncateDeadL
     /** Kafka's defaults: a producer request and a topic message of 1 MiB. */
     public static final int DEFAULT_MAX_BYTES = 1024 * 1024;
 
-    /** Kafka's default {@code message.timestamp.after.max.ms}: an hour. */
-    public static final long DEFAULT_MAX_AHEAD_MS = 3_600_000;
-
     /**
      * One topic's limits: its largest record, and how far a record's timestamp may be ahead of or
      * behind the broker's clock (Long.MAX_VALUE: any).
      */
     public record Topic(int maxBytes, long maxAheadMs, long maxBehindMs) {
-        public static final Topic DEFAULT = new Topic(DEFAULT_MAX_BYTES, DEFAULT_MAX_AHEAD_MS, Long.MAX_VALUE);
+        /** A topic whose settings were not read: Kafka's default size, no timestamp check. */
+        public static final Topic DEFAULT = new Topic(DEFAULT_MAX_BYTES, Long.MAX_VALUE, Long.MAX_VALUE);
     }
 
     public static RecordLimits defaults() {

@@ -173,6 +173,9 @@ public final class Task {
             }
             Element element = channel.poll();
             if (element instanceof Record r) {
+                if (afterCut(channel)) {
+                    pastCut++;
+                }
                 process(channel, r);
             } else if (element instanceof Barrier b) {
                 handle(barriers.onBarrier(channel.index(), b.checkpointId()));
@@ -210,8 +213,11 @@ public final class Task {
                 continue;
             }
             Element head = c.peek();
-            if (head instanceof Barrier && barriers.passed(c.index())) {
-                continue; // an unaligned input's next barrier waits for the one aligning
+            if (barriers.passed(c.index()) && (head instanceof Barrier || pastCut >= MAX_PAST_CUT)) {
+                // An unaligned input's next barrier waits for the one aligning, and so does the
+                // input once it went far past the cut: a table backlog older than the stream would
+                // otherwise keep the checkpoint from aligning until all of it was applied.
+                continue;
             }
             if (head == null) {
                 // An input with records still on the broker may hold a lower timestamp: wait for it.
@@ -227,6 +233,17 @@ public final class Task {
         }
         return waiting && bestTime != Long.MIN_VALUE ? null : best;
     }
+
+    /**
+     * Records an unaligned input (a lookup's table) may go past the cut of the checkpoint aligning;
+     * then it waits like an aligned one. Enough for the stream's records before their barrier to
+     * meet the table versions of their time (the source hands over a channel's capacity at most),
+     * and a bound on how long a table backlog older than the stream can hold an alignment up.
+     */
+    static final int MAX_PAST_CUT = 100_000;
+
+    /** Records processed past the cut of the checkpoint aligning (see {@link #MAX_PAST_CUT}). */
+    private int pastCut;
 
     private void process(Channel channel, Record record) throws Exception {
         if (watermarks.fromUpstream() && record.key() == null && marker(channel, record)) {
@@ -326,8 +343,10 @@ public final class Task {
 
     private void handle(BarrierDecision decision) throws Exception {
         if (decision instanceof BarrierDecision.Snapshot s) {
+            pastCut = 0;
             snapshot(s.checkpointId());
         } else if (decision instanceof BarrierDecision.Overtaken o) {
+            pastCut = 0;
             LOG.warn("{}: checkpoint {} overtaken by a newer barrier before it aligned", name, o.abortedId());
             output.releaseHeldForNextEpoch(); // no cut was made: they are this epoch's
             handle(o.then());

@@ -192,6 +192,12 @@ final class TaskOutput {
             List<Header> ours,
             BadRecordException e,
             String topic) {
+        if (timestamp >= 0 && !withinWindow(timestamp, env.limits().of(topic))) {
+            // The dead-letter topic would refuse the record (and fail the epoch again and again):
+            // written at the broker's time, its own timestamp said in a header.
+            ours.add(header("weir.timestamp", Long.toString(timestamp)));
+            timestamp = -1;
+        }
         List<Header> headers = new ArrayList<>(original.size() + ours.size());
         headers.addAll(original);
         headers.addAll(ours);
@@ -216,12 +222,6 @@ final class TaskOutput {
                 headers.add(header("weir.value-truncated", Integer.toString(value.length)));
                 value = Arrays.copyOf(value, Math.max(0, valueRoom));
             }
-        }
-        if (timestamp >= 0 && !withinWindow(timestamp, env.limits().of(topic))) {
-            // The dead-letter topic would refuse the record (and fail the epoch again and again):
-            // written at the broker's time, its own timestamp said in a header.
-            headers.add(header("weir.timestamp", Long.toString(timestamp)));
-            timestamp = -1;
         }
         if (forNextEpoch) {
             heldForNextEpoch.add(new Held(topic, key, value, timestamp, headers));

@@ -257,18 +257,23 @@ public final class Topics {
             String bytes = value(config, "max.message.bytes");
             int max = bytes == null ? cap : Math.min(cap, Integer.parseInt(bytes));
             boolean brokerTime = "LogAppendTime".equals(value(config, "message.timestamp.type"));
+            // Brokers before 3.6 know one window both ways (difference.max.ms), unbounded by default.
+            String either = value(config, "message.timestamp.difference.max.ms");
             String ahead = value(config, "message.timestamp.after.max.ms");
             String behind = value(config, "message.timestamp.before.max.ms");
             out.put(
                     topic,
                     new RecordLimits.Topic(
                             max,
-                            brokerTime || ahead == null
-                                    ? (brokerTime ? Long.MAX_VALUE : RecordLimits.DEFAULT_MAX_AHEAD_MS)
-                                    : Long.parseLong(ahead),
-                            brokerTime || behind == null ? Long.MAX_VALUE : Long.parseLong(behind)));
+                            brokerTime ? Long.MAX_VALUE : millis(ahead != null ? ahead : either),
+                            brokerTime ? Long.MAX_VALUE : millis(behind != null ? behind : either)));
         });
         return out;
+    }
+
+    /** A window setting in ms; absent: unbounded. */
+    private static long millis(String setting) {
+        return setting == null ? Long.MAX_VALUE : Long.parseLong(setting);
     }
 
     private static String value(Config config, String name) {

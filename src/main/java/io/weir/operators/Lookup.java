@@ -24,8 +24,8 @@ import java.util.Map;
  * as} null. Table records go no further than this step.
  *
  * <p>Reading the lower timestamp first does not always hold: while a checkpoint's barrier holds the
- * stream back (alignment), the table is read on to its own barrier, which on a backlog may lie far
- * ahead in time. So a table record later than the stream's time (the highest timestamp of the
+ * stream back (alignment), the table is read on (its channel is unaligned: it never waits for the
+ * stream, see {@code BarrierHandler}), which on a backlog may lie far ahead in time. So a table record later than the stream's time (the highest timestamp of the
  * stream records this task processed since it opened) is kept aside, per key, as a pending version,
  * and becomes the key's value only once the stream's time reaches it: a stream record sees the table
  * as of the stream's time, whatever order the two topics arrive in. The versions of a key take

@@ -96,10 +96,7 @@ public final class LocalRun {
                 (task, id, part) -> {},
                 () -> now[0],
                 new Counters(),
-                // The clock here is the inputs' time, not a broker's: no timestamp window to check.
-                new RecordLimits(
-                        topic -> new RecordLimits.Topic(RecordLimits.DEFAULT_MAX_BYTES, Long.MAX_VALUE, Long.MAX_VALUE),
-                        true),
+                RecordLimits.defaults(), // no broker's settings: Kafka's size limit, no timestamp window
                 Long.MAX_VALUE);
         Map<String, Channel> channels = new LinkedHashMap<>();
         for (String topic : stage.inputTopics()) {

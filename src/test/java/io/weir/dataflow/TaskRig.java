@@ -42,8 +42,16 @@ final class TaskRig {
     private long nextBarrier;
 
     TaskRig(int channelCount, boolean align, long firstEpoch, List<Supplier<Operator>> operators) {
+        this(channelCount, align, firstEpoch, operators, false);
+    }
+
+    /**
+     * @param table the last channel reads topic {@code table}, a lookup's table (a side input whose
+     *     records the first operator takes), as channel {@code table-0}
+     */
+    TaskRig(int channelCount, boolean align, long firstEpoch, List<Supplier<Operator>> operators, boolean table) {
         for (int c = 0; c < channelCount; c++) {
-            channels.add(new Channel(c, "in-" + c, 1_000_000));
+            channels.add(new Channel(c, (table && c == channelCount - 1 ? "table-" : "in-") + c, 1_000_000));
         }
         offsets = new long[channelCount];
         nextBarrier = firstEpoch;
@@ -53,7 +61,18 @@ final class TaskRig {
         }
         TextCodec text = new TextCodec();
         chain.add(new ChainedOperator("pipeline.sink", () -> new Sink(SINK, text, text, null)));
-        Stage stage = new Stage("count", List.of("in"), text, text, chain, DEAD_LETTERS, false);
+        Stage stage = table
+                ? new Stage(
+                        "count",
+                        List.of("in"),
+                        text,
+                        text,
+                        chain,
+                        DEAD_LETTERS,
+                        false,
+                        Watermarks.STREAM_TIME,
+                        List.of(new Stage.SideInput("table", text, text, null, null, 0, true)))
+                : new Stage("count", List.of("in"), text, text, chain, DEAD_LETTERS, false);
         env = new TaskEnvironment(align, outputs, acks, clock, counters);
         task = new Task(stage, 0, channels, state, env, firstEpoch);
     }
