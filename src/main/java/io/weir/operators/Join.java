@@ -43,6 +43,11 @@ public final class Join implements Operator {
         return "join:" + topic + ":other";
     }
 
+    /** The headers of buffered stream records that have any, by the record's id. */
+    static String streamHeadersState(String topic) {
+        return "join:" + topic + ":stream-headers";
+    }
+
     private final String otherTopic;
     private final Codec otherCodec;
     private final long withinMs;
@@ -51,6 +56,7 @@ public final class Join implements Operator {
     private OperatorContext context;
     private MapState<byte[], byte[]> stream;
     private MapState<byte[], byte[]> other;
+    private MapState<byte[], byte[]> streamHeaders;
     private long lastOffset = Long.MIN_VALUE;
     private int sameOffset;
 
@@ -71,6 +77,7 @@ public final class Join implements Operator {
         this.context = context;
         this.stream = context.state().mapState(streamState(otherTopic), Serde.BYTES, Serde.BYTES);
         this.other = context.state().mapState(otherState(otherTopic), Serde.BYTES, Serde.BYTES);
+        this.streamHeaders = context.state().mapState(streamHeadersState(otherTopic), Serde.BYTES, Serde.BYTES);
     }
 
     /** The watermark at which a record of time {@code ts} can find no more partners. */
@@ -99,10 +106,10 @@ public final class Join implements Operator {
                     continue;
                 }
                 byte[] row = e.getValue();
-                out.emit(joined(valueOf(row), event.value(), Math.max(t, ts), headersOf(row)));
-                if (!matched(row)) {
+                out.emit(joined(valueOf(row), event.value(), Math.max(t, ts), headersOf(e.getKey())));
+                if (row[0] == 0) {
                     row = row.clone();
-                    row[0] |= MATCHED;
+                    row[0] = 1;
                     stream.put(e.getKey(), row);
                 }
             }
@@ -121,7 +128,14 @@ public final class Join implements Operator {
                 out.emit(joined(event.value(), otherCodec.decode(e.getValue()), Math.max(t, ts), event.headers()));
                 matched = true;
             }
-            stream.put(id, row(matched, event.headers(), Json.encode(event.value())));
+            byte[] encoded = Json.encode(event.value());
+            byte[] row = new byte[encoded.length + 1];
+            row[0] = (byte) (matched ? 1 : 0);
+            System.arraycopy(encoded, 0, row, 1, encoded.length);
+            stream.put(id, row);
+            if (!event.headers().isEmpty()) {
+                streamHeaders.put(id, encodeHeaders(event.headers()));
+            }
         }
         context.timers().registerEventTime(closesAt(ts));
     }
@@ -136,9 +150,10 @@ public final class Join implements Operator {
             }
             stream.remove(e.getKey());
             byte[] row = e.getValue();
-            if (left && !matched(row)) {
-                out.emit(joined(valueOf(row), NullValue.NULL_VALUE, t, headersOf(row)));
+            if (left && row[0] == 0) {
+                out.emit(joined(valueOf(row), NullValue.NULL_VALUE, t, headersOf(e.getKey())));
             }
+            streamHeaders.remove(e.getKey());
         }
         for (Map.Entry<byte[], byte[]> e : other.entries()) {
             if (closesAt(timeOf(e.getKey())) <= now) {
@@ -155,49 +170,42 @@ public final class Join implements Operator {
         return new Event(context.currentKey(), fields, ts, headers);
     }
 
-    // A buffered stream record: a flags byte (MATCHED: it found a partner; HEADERS: its headers
-    // follow), then its headers (a count, then per header the key's and the value's length, -1 for
-    // no value, and their bytes), then its value as JSON. An earlier version wrote flags 0 or 1 and
-    // no headers, which reads the same way.
-    private static final byte MATCHED = 1;
-    private static final byte HEADERS = 2;
+    // A buffered stream record is a byte (1: it found a partner) and its value as JSON, as every
+    // version wrote it; its headers, when it has any, are kept apart under the same id, so that a
+    // version before them reads the rows as they are (a rolling upgrade, a rollback).
 
-    private static boolean matched(byte[] row) {
-        return (row[0] & MATCHED) != 0;
+    /** The value of a buffered stream record. */
+    static Object valueOf(byte[] row) {
+        return Json.decode(Arrays.copyOfRange(row, 1, row.length));
     }
 
-    static byte[] row(boolean matched, List<Header> headers, byte[] json) {
-        int size = 1 + json.length;
-        if (!headers.isEmpty()) {
-            size += 4;
-            for (Header h : headers) {
-                size += 8
-                        + h.key().getBytes(StandardCharsets.UTF_8).length
-                        + (h.value() == null ? 0 : h.value().length);
-            }
-        }
-        ByteBuffer b = ByteBuffer.allocate(size);
-        b.put((byte) ((matched ? MATCHED : 0) | (headers.isEmpty() ? 0 : HEADERS)));
-        if (!headers.isEmpty()) {
-            b.putInt(headers.size());
-            for (Header h : headers) {
-                byte[] key = h.key().getBytes(StandardCharsets.UTF_8);
-                b.putInt(key.length).put(key);
-                if (h.value() == null) {
-                    b.putInt(-1);
-                } else {
-                    b.putInt(h.value().length).put(h.value());
-                }
-            }
-        }
-        return b.put(json).array();
+    /** The headers of the buffered stream record {@code id}: none when it had none (or an earlier version kept it). */
+    private List<Header> headersOf(byte[] id) {
+        byte[] kept = streamHeaders.get(id);
+        return kept == null ? List.of() : decodeHeaders(kept);
     }
 
-    static List<Header> headersOf(byte[] row) {
-        if ((row[0] & HEADERS) == 0) {
-            return List.of();
+    /** A count, then per header the key's and the value's length (-1: no value) and their bytes. */
+    static byte[] encodeHeaders(List<Header> headers) {
+        int size = 4;
+        for (Header h : headers) {
+            size += 8 + h.key().getBytes(StandardCharsets.UTF_8).length + (h.value() == null ? 0 : h.value().length);
         }
-        ByteBuffer b = ByteBuffer.wrap(row, 1, row.length - 1);
+        ByteBuffer b = ByteBuffer.allocate(size).putInt(headers.size());
+        for (Header h : headers) {
+            byte[] key = h.key().getBytes(StandardCharsets.UTF_8);
+            b.putInt(key.length).put(key);
+            if (h.value() == null) {
+                b.putInt(-1);
+            } else {
+                b.putInt(h.value().length).put(h.value());
+            }
+        }
+        return b.array();
+    }
+
+    static List<Header> decodeHeaders(byte[] bytes) {
+        ByteBuffer b = ByteBuffer.wrap(bytes);
         int n = b.getInt();
         List<Header> headers = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
@@ -212,22 +220,6 @@ public final class Join implements Operator {
             headers.add(new Header(new String(key, StandardCharsets.UTF_8), value));
         }
         return headers;
-    }
-
-    static Object valueOf(byte[] row) {
-        int at = 1;
-        if ((row[0] & HEADERS) != 0) {
-            ByteBuffer b = ByteBuffer.wrap(row, 1, row.length - 1);
-            int n = b.getInt();
-            for (int i = 0; i < n; i++) {
-                int keyLength = b.getInt();
-                b.position(b.position() + keyLength);
-                int valueLength = b.getInt();
-                b.position(b.position() + Math.max(0, valueLength));
-            }
-            at = b.position();
-        }
-        return Json.decode(Arrays.copyOfRange(row, at, row.length));
     }
 
     /**
