@@ -106,7 +106,6 @@ class JoinJobsIT {
         String app = KafkaFixture.uniqueTopic("lookup-backlog");
         String orders = KafkaFixture.createTopic(app + "-orders", 1);
         String customers = KafkaFixture.createTopic(app + "-customers", 1);
-        String out = app + "-out";
         long t0 = System.currentTimeMillis() - 3_600_000;
         List<ProducerRecord<String, String>> records = new ArrayList<>();
         Map<String, java.util.TreeMap<Long, String>> versions = new java.util.HashMap<>();
@@ -126,19 +125,7 @@ class JoinJobsIT {
                 expected.put("o" + i, version.getValue());
             }
         }
-        KafkaFixture.produce(records);
-        WeirConfig config = load(
-                app,
-                "pipeline.0.source.topic=" + orders,
-                "pipeline.1.lookup.table.topic=" + customers,
-                "pipeline.3.sink.topic=" + out,
-                "processing.auto-offset-reset=earliest");
-        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
-            instance.start();
-            Instances.awaitUntil(instance, Duration.ofSeconds(60), () -> Instances.committed(out) >= expected.size());
-            instance.stopGracefully(Duration.ofSeconds(30));
-        }
-        assertEquals(expected, tiers(out));
+        assertEquals(expected, enrichBacklog(app, orders, customers, records, expected.size()));
     }
 
     @Test
@@ -152,7 +139,6 @@ class JoinJobsIT {
         String app = KafkaFixture.uniqueTopic("lookup-behind");
         String orders = KafkaFixture.createTopic(app + "-orders", 1);
         String customers = KafkaFixture.createTopic(app + "-customers", 1);
-        String out = app + "-out";
         long t0 = System.currentTimeMillis() - 3_600_000;
         List<ProducerRecord<String, String>> records = new ArrayList<>();
         for (int i = 0; i < 1_500; i++) {
@@ -164,19 +150,7 @@ class JoinJobsIT {
             records.add(order(orders, 0, c, "o" + i, t0 + 10_000 + 10L * i));
             expected.put("o" + i, "v" + (1_495 + i % 5)); // the customer's last version
         }
-        KafkaFixture.produce(records);
-        WeirConfig config = load(
-                app,
-                "pipeline.0.source.topic=" + orders,
-                "pipeline.1.lookup.table.topic=" + customers,
-                "pipeline.3.sink.topic=" + out,
-                "processing.auto-offset-reset=earliest");
-        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
-            instance.start();
-            Instances.awaitUntil(instance, Duration.ofSeconds(60), () -> Instances.committed(out) >= expected.size());
-            instance.stopGracefully(Duration.ofSeconds(30));
-        }
-        assertEquals(expected, tiers(out));
+        assertEquals(expected, enrichBacklog(app, orders, customers, records, expected.size()));
     }
 
     @Test
@@ -342,6 +316,29 @@ class JoinJobsIT {
     private static ProducerRecord<String, String> customer(
             String topic, int partition, String customer, String value, long ts) {
         return new ProducerRecord<>(topic, partition, ts, customer, value);
+    }
+
+    /**
+     * Writes {@code records} (orders and customers) before the start, runs the enrichment job from
+     * the beginning until {@code count} orders are committed, and returns each order's tier.
+     */
+    private Map<String, String> enrichBacklog(
+            String app, String orders, String customers, List<ProducerRecord<String, String>> records, int count)
+            throws Exception {
+        String out = app + "-out";
+        KafkaFixture.produce(records);
+        WeirConfig config = load(
+                app,
+                "pipeline.0.source.topic=" + orders,
+                "pipeline.1.lookup.table.topic=" + customers,
+                "pipeline.3.sink.topic=" + out,
+                "processing.auto-offset-reset=earliest");
+        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
+            instance.start();
+            Instances.awaitUntil(instance, Duration.ofSeconds(60), () -> Instances.committed(out) >= count);
+            instance.stopGracefully(Duration.ofSeconds(30));
+        }
+        return tiers(out);
     }
 
     private WeirConfig load(String app, String... extra) throws Exception {
