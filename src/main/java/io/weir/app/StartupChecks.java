@@ -106,9 +106,13 @@ final class StartupChecks {
                 topics.ensureInternal(settings.checkpointTopic(), settings.snapshotTopic());
                 for (OutputTopic out : settings.outputs()) {
                     int count = out.partitions() == 0 ? partitions : out.partitions();
-                    // Repartition topics are purged up to what every checkpoint has consumed instead of
-                    // by age: a job stopped for a week must still find what it had not read yet.
-                    topics.ensure(out.name(), count, out.repartition() ? Map.of("retention.ms", "-1") : Map.of());
+                    // Made here, a topic keeps its records for good (retention.ms=-1): records carry
+                    // their input's timestamps (a window's time, an old record's dead letter), and
+                    // time-based retention would delete those older than it minutes after they were
+                    // written. Repartition topics are purged up to what every checkpoint has consumed
+                    // instead: a job stopped for a week must still find what it had not read yet. A
+                    // topic that exists keeps its own settings.
+                    topics.ensure(out.name(), count, Map.of("retention.ms", "-1"));
                 }
                 allInputs = new HashMap<>(inputs);
                 for (Stage stage :

@@ -251,6 +251,18 @@ class PipelineJobsIT {
                 new String(dead.headers().lastHeader("weir.step").value()));
         String error = new String(dead.headers().lastHeader("weir.error").value());
         assertTrue(error.contains("ahead of the clock") && error.contains("message.timestamp.after.max.ms"), error);
+        // Made by Weir, the sink and the dead-letter topic keep what they get for good: records of old
+        // event time would otherwise go minutes after they were written.
+        for (String topic : List.of(app + "-out", app + "-dlq")) {
+            var resource = new org.apache.kafka.common.config.ConfigResource(
+                    org.apache.kafka.common.config.ConfigResource.Type.TOPIC, topic);
+            var config = KafkaFixture.admin()
+                    .describeConfigs(List.of(resource))
+                    .all()
+                    .get()
+                    .get(resource);
+            assertEquals("-1", config.get("retention.ms").value(), topic);
+        }
     }
 
     /** A job written here (not an example), loaded with the overrides every job of this class gets. */
