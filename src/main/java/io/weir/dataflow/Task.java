@@ -226,7 +226,9 @@ public final class Task {
             }
             // Barriers and watermarks go first: they carry no data and may unblock others.
             long t = head instanceof Record r ? r.timestamp() : Long.MIN_VALUE;
-            if (best == null || t < bestTime) {
+            // On a tie a table goes first: a stream record sees the table as of its own time,
+            // versions of that very millisecond included, as a lookup's docs say.
+            if (best == null || t < bestTime || (t == bestTime && isTable(c))) {
                 best = c;
                 bestTime = t;
             }
@@ -330,6 +332,11 @@ public final class Task {
             advanceWatermark();
         }
         return true;
+    }
+
+    private boolean isTable(Channel channel) {
+        Stage.SideInput side = sides[channel.index()];
+        return side != null && side.table();
     }
 
     /**

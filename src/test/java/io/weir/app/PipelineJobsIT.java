@@ -256,12 +256,12 @@ class PipelineJobsIT {
         for (String topic : List.of(app + "-out", app + "-dlq")) {
             var resource = new org.apache.kafka.common.config.ConfigResource(
                     org.apache.kafka.common.config.ConfigResource.Type.TOPIC, topic);
-            var config = KafkaFixture.admin()
+            var settings = KafkaFixture.admin()
                     .describeConfigs(List.of(resource))
                     .all()
                     .get()
                     .get(resource);
-            assertEquals("-1", config.get("retention.ms").value(), topic);
+            assertEquals("-1", settings.get("retention.ms").value(), topic);
         }
     }
 

@@ -105,4 +105,14 @@ class UnalignedTableTest {
         assertEquals(1, rig.outputs.values(2, TaskRig.DEAD_LETTERS).size(), "epoch 2: the one after it");
         assertTrue(seen.contains("s:o1"));
     }
+
+    @Test
+    void onATieTheTableGoesFirstSoAStreamRecordSeesTheVersionOfItsOwnMillisecond() throws Exception {
+        List<String> seen = new ArrayList<>();
+        TaskRig rig = rig(seen);
+        rig.record(0, "k", "o1", 100);
+        rig.record(1, "k", "v1", 100);
+        rig.drain();
+        assertEquals(List.of("t:v1", "s:o1"), seen);
+    }
 }
