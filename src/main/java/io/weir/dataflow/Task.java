@@ -1,7 +1,6 @@
 package io.weir.dataflow;
 
 import io.weir.checkpoint.BarrierDecision;
-import io.weir.checkpoint.BarrierHandler;
 import io.weir.element.Barrier;
 import io.weir.element.Element;
 import io.weir.element.Header;
@@ -19,10 +18,9 @@ import org.slf4j.LoggerFactory;
  * Stage × partition: reads its channels, runs its operator chain over keyed state, writes to the
  * output of its current epoch, and takes its part of every checkpoint at the barrier.
  *
- * <p>The next element is taken from the unblocked channel whose head has the lowest timestamp, so
- * multi-input operators see their inputs in time order; while an input is empty but has records on
- * the broker ({@link Channel#behind()}), no record is taken from the others. A bad record goes to the dead-letter topic
- * in the same epoch as the outputs, so it is written exactly once too.
+ * <p>The next element comes from the input its {@link InputOrder} chooses (the lowest timestamp
+ * first, under the barrier protocol). A bad record goes to the dead-letter topic in the same epoch
+ * as the outputs, so it is written exactly once too.
  *
  * <p>Its operators run in its {@link OperatorChain}; what it writes goes through its
  * {@link TaskOutput}.
@@ -42,8 +40,9 @@ public final class Task {
 
     private final Stage stage;
     private final String name;
-    private final Channel[] channels;
-    private final BarrierHandler barriers;
+    /** Which input the next element comes from, and the barrier protocol over them. */
+    private final InputOrder order;
+
     private final KeyedState state;
     private final TaskEnvironment env;
     private final InputPartition[] inputs;
@@ -94,8 +93,7 @@ public final class Task {
             long firstEpoch) {
         this.stage = stage;
         this.name = stage.taskName(partition);
-        this.channels = channels.toArray(Channel[]::new);
-        this.barriers = new BarrierHandler(channels.size(), env.align()).startingAfter(firstEpoch - 1);
+        this.order = new InputOrder(channels, env.align(), firstEpoch);
         this.state = state;
         this.env = env;
         this.output = new TaskOutput(name, stage.name(), env, firstEpoch);
@@ -111,10 +109,7 @@ public final class Task {
             sides[i] = stage.sideInput(inputs[i].topic());
             if (sides[i] != null && sides[i].table()) {
                 time.exclude(i);
-                // A table goes on past its barrier while the stream aligns, so that the stream never
-                // runs ahead of table records earlier in time held behind it (applying one twice, after
-                // a restore, is as applying it once).
-                barriers.unaligned(i);
+                order.table(i);
             }
         }
         this.lastSnapshotAt = env.clock().getAsLong();
@@ -167,18 +162,15 @@ public final class Task {
         output.throwSendFailure();
         int done = 0;
         while (done < budget) {
-            Channel channel = nextChannel();
+            Channel channel = order.next();
             if (channel == null) {
                 break;
             }
-            Element element = channel.poll();
+            Element element = order.take(channel);
             if (element instanceof Record r) {
-                if (afterCut(channel)) {
-                    pastCut++;
-                }
                 process(channel, r);
             } else if (element instanceof Barrier b) {
-                handle(barriers.onBarrier(channel.index(), b.checkpointId()));
+                handle(order.onBarrier(channel, b.checkpointId()));
             } else if (element instanceof Watermark w) {
                 onWatermark(channel.index(), w.timestamp());
             }
@@ -199,53 +191,6 @@ public final class Task {
         }
         return done;
     }
-
-    private Channel nextChannel() {
-        if (channels.length == 1) {
-            Channel only = channels[0];
-            return only.isEmpty() || barriers.isBlocked(0) ? null : only;
-        }
-        Channel best = null;
-        long bestTime = Long.MAX_VALUE;
-        boolean waiting = false;
-        for (Channel c : channels) {
-            if (barriers.isBlocked(c.index())) {
-                continue;
-            }
-            Element head = c.peek();
-            if (barriers.passed(c.index()) && (head instanceof Barrier || pastCut >= MAX_PAST_CUT)) {
-                // An unaligned input's next barrier waits for the one aligning, and so does the
-                // input once it went far past the cut: a table backlog older than the stream would
-                // otherwise keep the checkpoint from aligning until all of it was applied.
-                continue;
-            }
-            if (head == null) {
-                // An input with records still on the broker may hold a lower timestamp: wait for it.
-                waiting |= c.behind();
-                continue;
-            }
-            // Barriers and watermarks go first: they carry no data and may unblock others.
-            long t = head instanceof Record r ? r.timestamp() : Long.MIN_VALUE;
-            // On a tie a table goes first: a stream record sees the table as of its own time,
-            // versions of that very millisecond included, as a lookup's docs say.
-            if (best == null || t < bestTime || (t == bestTime && isTable(c))) {
-                best = c;
-                bestTime = t;
-            }
-        }
-        return waiting && bestTime != Long.MIN_VALUE ? null : best;
-    }
-
-    /**
-     * Records an unaligned input (a lookup's table) may go past the cut of the checkpoint aligning;
-     * then it waits like an aligned one. Enough for the stream's records before their barrier to
-     * meet the table versions of their time (the source hands over a channel's capacity at most),
-     * and a bound on how long a table backlog older than the stream can hold an alignment up.
-     */
-    static final int MAX_PAST_CUT = 100_000;
-
-    /** Records processed past the cut of the checkpoint aligning (see {@link #MAX_PAST_CUT}). */
-    private int pastCut;
 
     private void process(Channel channel, Record record) throws Exception {
         if (watermarks.fromUpstream() && record.key() == null && marker(channel, record)) {
@@ -293,9 +238,13 @@ public final class Task {
         } catch (LateRecordException e) {
             env.counters().late.increment();
             output.deadLetter(
-                    channel, record, e, e.topic() == null ? stage.deadLetterTopic() : e.topic(), afterCut(channel));
+                    channel,
+                    record,
+                    e,
+                    e.topic() == null ? stage.deadLetterTopic() : e.topic(),
+                    order.afterCut(channel));
         } catch (BadRecordException e) {
-            output.deadLetter(channel, record, e, stage.deadLetterTopic(), afterCut(channel));
+            output.deadLetter(channel, record, e, stage.deadLetterTopic(), order.afterCut(channel));
         }
         if (stage.eventTime() && !watermarks.fromUpstream()) {
             // A partition's watermark is the highest timestamp read from it less the disorder
@@ -334,31 +283,15 @@ public final class Task {
         return true;
     }
 
-    private boolean isTable(Channel channel) {
-        Stage.SideInput side = sides[channel.index()];
-        return side != null && side.table();
-    }
-
-    /**
-     * Whether a record of {@code channel} comes after the cut of the checkpoint aligning (an unaligned
-     * input past its barrier): the checkpoint's positions put it after, so its dead letter belongs to
-     * the next epoch.
-     */
-    private boolean afterCut(Channel channel) {
-        return barriers.passed(channel.index());
-    }
-
     private void handle(BarrierDecision decision) throws Exception {
         if (decision instanceof BarrierDecision.Snapshot s) {
-            pastCut = 0;
             snapshot(s.checkpointId());
         } else if (decision instanceof BarrierDecision.Overtaken o) {
-            pastCut = 0;
             LOG.warn("{}: checkpoint {} overtaken by a newer barrier before it aligned", name, o.abortedId());
             output.releaseHeldForNextEpoch(); // no cut was made: they are this epoch's
             handle(o.then());
         }
-        // Block, Track and Stale need nothing more here: a blocked channel is skipped by nextChannel.
+        // Block, Track and Stale need nothing more here: a blocked channel is skipped by InputOrder.next.
     }
 
     /**

@@ -121,11 +121,10 @@ final class TaskOutput {
         return true;
     }
 
-    void deadLetter(Channel channel, Record record, BadRecordException e, String topic) {
-        deadLetter(channel, record, e, topic, false);
-    }
-
     /**
+     * {@code record} of {@code channel}, refused for {@code e}, to {@code topic} with the reasons
+     * and its provenance.
+     *
      * @param nextEpoch the record comes after the cut of the checkpoint being aligned (an unaligned
      *     input past its barrier): its dead letter is held for the next epoch, which a restore of
      *     that checkpoint reads the record again for

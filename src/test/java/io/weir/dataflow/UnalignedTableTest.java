@@ -65,7 +65,7 @@ class UnalignedTableTest {
         List<String> seen = new ArrayList<>();
         TaskRig rig = rig(seen);
         rig.barrier(1, 1);
-        for (int i = 0; i < Task.MAX_PAST_CUT + 5; i++) {
+        for (int i = 0; i < InputOrder.MAX_PAST_CUT + 5; i++) {
             rig.record(1, "k", "v" + i, i);
         }
         rig.barrier(1, 2);
@@ -73,9 +73,10 @@ class UnalignedTableTest {
         rig.barrier(0, 1);
         rig.drain();
         int o1 = seen.indexOf("s:o1");
-        assertEquals(Task.MAX_PAST_CUT, o1, "the table stopped after the bound; the stream went on to its barrier");
+        assertEquals(
+                InputOrder.MAX_PAST_CUT, o1, "the table stopped after the bound; the stream went on to its barrier");
         assertEquals(List.of(1L), rig.acks.ids());
-        assertEquals(Task.MAX_PAST_CUT + 6, seen.size(), "after the snapshot the table went on");
+        assertEquals(InputOrder.MAX_PAST_CUT + 6, seen.size(), "after the snapshot the table went on");
 
         List<String> early = new ArrayList<>();
         TaskRig next = rig(early);
