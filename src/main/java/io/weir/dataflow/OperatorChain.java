@@ -168,13 +168,6 @@ final class OperatorChain {
 
     /** {@code event}, emitted on a timer by {@code emitter}, refused by a later step: a dead letter. */
     private void deadLetterEmitted(String emitter, Event event, BadRecordException refused) {
-        String topic = stage.deadLetterTopic();
-        if (refused instanceof LateRecordException late) {
-            env.counters().late.increment();
-            if (late.topic() != null) {
-                topic = late.topic();
-            }
-        }
         byte[] key;
         byte[] value;
         try {
@@ -187,7 +180,7 @@ final class OperatorChain {
         } catch (RuntimeException e) {
             value = null;
         }
-        output.deadLetterEmitted(emitter, key, value, event.timestamp(), event.headers(), refused, topic);
+        output.deadLetterEmitted(emitter, key, value, event.timestamp(), event.headers(), refused);
     }
 
     private static String ownerOf(int operatorIndex) {

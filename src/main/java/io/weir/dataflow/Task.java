@@ -96,7 +96,7 @@ public final class Task {
         this.order = new InputOrder(channels, env.align(), firstEpoch);
         this.state = state;
         this.env = env;
-        this.output = new TaskOutput(name, stage.name(), env, firstEpoch);
+        this.output = new TaskOutput(name, stage.name(), stage.deadLetterTopic(), env, firstEpoch);
         this.inputs = channels.stream().map(c -> InputPartition.parse(c.name())).toArray(InputPartition[]::new);
         this.watermarks = stage.watermarks();
         this.time = new WatermarkTracker(
@@ -235,16 +235,8 @@ public final class Task {
             timestamp = event.timestamp();
             timed = true;
             chain.invoke(side == null ? 0 : side.operator(), event);
-        } catch (LateRecordException e) {
-            env.counters().late.increment();
-            output.deadLetter(
-                    channel,
-                    record,
-                    e,
-                    e.topic() == null ? stage.deadLetterTopic() : e.topic(),
-                    order.afterCut(channel));
-        } catch (BadRecordException e) {
-            output.deadLetter(channel, record, e, stage.deadLetterTopic(), order.afterCut(channel));
+        } catch (BadRecordException e) { // a late record too: to its late topic
+            output.deadLetter(channel, record, e, order.afterCut(channel));
         }
         if (stage.eventTime() && !watermarks.fromUpstream()) {
             // A partition's watermark is the highest timestamp read from it less the disorder

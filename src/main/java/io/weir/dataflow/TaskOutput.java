@@ -25,6 +25,9 @@ final class TaskOutput {
 
     private final String name;
     private final String stage;
+    /** Where refused records go; a late one goes to its late topic if it has one. */
+    private final String deadLetterTopic;
+
     private final TaskEnvironment env;
     private final AtomicReference<Exception> sendFailure = new AtomicReference<>();
     private final java.util.function.Consumer<Exception> onSendFailure = e -> sendFailure.compareAndSet(null, e);
@@ -56,9 +59,10 @@ final class TaskOutput {
      * @param stage the task's stage's name
      * @param firstEpoch the epoch written to first
      */
-    TaskOutput(String name, String stage, TaskEnvironment env, long firstEpoch) {
+    TaskOutput(String name, String stage, String deadLetterTopic, TaskEnvironment env, long firstEpoch) {
         this.name = name;
         this.stage = stage;
+        this.deadLetterTopic = deadLetterTopic;
         this.env = env;
         this.output = env.outputs().output(firstEpoch);
     }
@@ -129,7 +133,8 @@ final class TaskOutput {
      *     input past its barrier): its dead letter is held for the next epoch, which a restore of
      *     that checkpoint reads the record again for
      */
-    void deadLetter(Channel channel, Record record, BadRecordException e, String topic, boolean nextEpoch) {
+    void deadLetter(Channel channel, Record record, BadRecordException e, boolean nextEpoch) {
+        String topic = topicFor(e);
         List<Header> ours = reasons(e);
         ours.add(header("weir.source", channel.name()));
         int dash = channel.name().lastIndexOf('-');
@@ -151,17 +156,23 @@ final class TaskOutput {
      * weir.emitted-by} naming the step whose timer emitted it, as it has no input record to point at.
      */
     void deadLetterEmitted(
-            String emittedBy,
-            byte[] key,
-            byte[] value,
-            long timestamp,
-            List<Header> headers,
-            BadRecordException e,
-            String topic) {
+            String emittedBy, byte[] key, byte[] value, long timestamp, List<Header> headers, BadRecordException e) {
+        String topic = topicFor(e);
         List<Header> ours = reasons(e);
         ours.add(header("weir.emitted-by", emittedBy));
         writeDeadLetter(key, value, timestamp, headers, ours, e, topic);
         LOG.debug("{}: a record {} emitted on a timer sent to {}: {}", name, emittedBy, topic, e.getMessage());
+    }
+
+    /** The dead-letter topic, or a late record's late topic (a late record is counted). */
+    private String topicFor(BadRecordException e) {
+        if (e instanceof LateRecordException late) {
+            env.counters().late.increment();
+            if (late.topic() != null) {
+                return late.topic();
+            }
+        }
+        return deadLetterTopic;
     }
 
     /** Why a record is a dead letter, and where: the headers every dead letter carries. */
