@@ -12,6 +12,11 @@ record Origin(String file, int line, int column) {
         return new Origin(source, 0, 0);
     }
 
+    /** The position as errors print it: {@code file:line:column}, or the source alone without one. */
+    String where() {
+        return line > 0 ? file + ":" + line + ":" + column : file;
+    }
+
     ConfigError error(String message) {
         return new ConfigError(file, line, column, message);
     }

@@ -38,7 +38,8 @@ final class ProcessBinder {
         }
         section.rejectUnknownKeys();
         Map<String, Object> settings = with;
-        return section.build(mark, () -> new ProcessStep(className.orElseThrow(), settings));
+        String at = section.node("class").map(n -> n.origin().where()).orElse("");
+        return section.build(mark, () -> new ProcessStep(className.orElseThrow(), settings, at));
     }
 
     private static Map<String, Object> mapping(YamlNode.Mapping mapping, String path, Section section) {

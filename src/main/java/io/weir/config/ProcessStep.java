@@ -12,9 +12,11 @@ import java.util.regex.Pattern;
  * jars in {@code processing.plugins}, and {@code with} is its settings as written in the file,
  * unmodifiable and in file order: scalars as {@code String}s (the operator parses numbers and
  * flags itself), mappings as {@code Map<String, Object>} and lists as {@code List<Object>};
- * YAML nulls are refused at loading, so no value is {@code null}.
+ * YAML nulls are refused at loading, so no value is {@code null}. {@code at} is where the class
+ * name was written ({@code job.yaml:7:14}, {@code --set pipeline.2.process.class}; empty when not
+ * known), for the errors of loading the class, which happen after the configuration was read.
  */
-public record ProcessStep(String className, Map<String, Object> with) implements OperatorStep {
+public record ProcessStep(String className, Map<String, Object> with, String at) implements OperatorStep {
 
     /** A Java binary class name: dotted identifiers, nested classes after {@code $}. */
     static final Pattern CLASS_NAME = Pattern.compile("\\p{javaJavaIdentifierStart}\\p{javaJavaIdentifierPart}*"
@@ -26,6 +28,12 @@ public record ProcessStep(String className, Map<String, Object> with) implements
             throw new IllegalArgumentException("not a Java class name: " + className);
         }
         with = frozen(Objects.requireNonNull(with, "with"));
+        Objects.requireNonNull(at, "at");
+    }
+
+    /** A step whose class name has no known position. */
+    public ProcessStep(String className, Map<String, Object> with) {
+        this(className, with, "");
     }
 
     @Override

@@ -218,5 +218,12 @@ public final class Plugins implements Closeable {
         PluginException(String message, Throwable cause) {
             super(message, cause);
         }
+
+        /** The same problem, its message led by where the step's class was named ({@code job.yaml:7:14}). */
+        public PluginException at(String where) {
+            PluginException located = new PluginException(where + ": " + getMessage(), getCause());
+            located.setStackTrace(getStackTrace());
+            return located;
+        }
     }
 }

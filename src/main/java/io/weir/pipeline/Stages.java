@@ -28,6 +28,7 @@ import io.weir.operators.Filter;
 import io.weir.operators.Join;
 import io.weir.operators.Lookup;
 import io.weir.operators.MapValue;
+import io.weir.operators.Plugins;
 import io.weir.operators.RecordFunction;
 import io.weir.operators.Repartition;
 import io.weir.operators.Route;
@@ -158,7 +159,11 @@ public final class Stages {
             }
             return () -> new Aggregate(spec);
         } else if (s instanceof ProcessStep p) {
-            return processors.make(path, p.className(), p.with());
+            try {
+                return processors.make(path, p.className(), p.with());
+            } catch (Plugins.PluginException e) {
+                throw p.at().isEmpty() ? e : e.at(p.at());
+            }
         } else if (s instanceof JoinStep j) {
             Codec other = codec(j.with().format());
             long within = j.within().toMillis();

@@ -317,10 +317,16 @@ class ExamplesTest {
                     ? weir(command, "--config", missing.toString(), "--cases", cases.toString())
                     : weir(command, "--config", missing.toString());
             assertEquals(2, run.exit(), command + ": " + run.out() + run.err());
+            // At the file, line and column of the class name, like every other configuration error.
             assertTrue(
-                    run.err().contains("pipeline.1.process: class com.acme.Nope not found"),
+                    run.err().contains(missing + ":5:23: pipeline.1.process: class com.acme.Nope not found"),
                     command + ": " + run.err());
         }
+        Run overridden = weir("validate", "--config", missing.toString(), "--set", "pipeline.1.process.class=a.B");
+        assertEquals(2, overridden.exit(), overridden.err());
+        assertTrue(
+                overridden.err().contains("--set pipeline.1.process.class: pipeline.1.process: class a.B not found"),
+                overridden.err());
     }
 
     /** Writes a job and its cases into {@code dir}, runs {@code weir test} and expects one case to pass. */
