@@ -153,7 +153,7 @@ final class AggregateBinder {
 
     private static Duration required(Section section, String key, String what) {
         if (section.node(key).isEmpty()) {
-            section.error(section.origin(), section.path(key) + " is required: " + what);
+            section.error(section.originOf(key), section.path(key) + " is required: " + what);
             return Duration.ZERO;
         }
         return section.duration(key, Duration.ZERO, false);

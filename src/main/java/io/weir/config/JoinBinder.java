@@ -15,7 +15,7 @@ final class JoinBinder {
         Optional<SideInput> with = side(section, "with", "the other stream's topic, such as { topic: payments }");
         if (section.node("within").isEmpty()) {
             section.error(
-                    section.origin(),
+                    section.originOf("within"),
                     section.path("within") + " is required: how far apart in event time two records may be "
                             + "to join, such as 5m");
         }
@@ -48,7 +48,7 @@ final class JoinBinder {
 
     private static Optional<SideInput> side(Section parent, String key, String what) {
         if (parent.node(key).isEmpty()) {
-            parent.error(parent.origin(), parent.path(key) + " is required: " + what);
+            parent.error(parent.originOf(key), parent.path(key) + " is required: " + what);
             return Optional.empty();
         }
         Section section = parent.section(key);

@@ -56,7 +56,7 @@ final class OperatorBinder {
         Optional<Expression> by = required(section, "by", "the CEL expression whose repeats are dropped", context);
         if (section.node("within").isEmpty()) {
             section.error(
-                    section.origin(),
+                    section.originOf("within"),
                     section.path("within") + " is required: how long a seen record is remembered, such as 10m");
         }
         Duration within = section.duration("within", Duration.ZERO, false);
@@ -159,7 +159,7 @@ final class OperatorBinder {
     private static Optional<Expression> required(Section section, String key, String what, StepContext context) {
         Optional<YamlNode> node = section.node(key);
         if (node.isEmpty()) {
-            section.error(section.origin(), section.path(key) + " is required: " + what);
+            section.error(section.originOf(key), section.path(key) + " is required: " + what);
             return Optional.empty();
         }
         return ExpressionBinder.expression(node.get(), section.path(key), context.types(), section.errors());

@@ -35,7 +35,7 @@ final class PipelineBinder {
         Optional<YamlNode> node = root.node("pipeline");
         if (node.isEmpty()) {
             root.error(
-                    root.origin(),
+                    root.originOf("pipeline"),
                     "pipeline is required: a list of steps that starts with a source and ends with a sink");
             return Optional.empty();
         }

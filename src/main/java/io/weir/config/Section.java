@@ -111,7 +111,7 @@ final class Section {
         Optional<YamlNode> node = node(key);
         Optional<YamlNode.Scalar> scalar = scalar(key);
         if (node.isEmpty()) {
-            error(origin(), path(key) + " is required: " + what);
+            error(originOf(key), path(key) + " is required: " + what);
         } else if (scalar.isPresent() && scalar.get().text().isBlank()) {
             error(scalar.get().origin(), path(key) + " must not be empty: " + what);
         }

@@ -102,13 +102,13 @@ final class SinkBinder {
             }
             if (section.node("when").isEmpty()) {
                 section.error(
-                        section.origin(),
+                        section.originOf("when"),
                         section.path("when") + " is required: the condition (a CEL bool) for records to go to this "
                                 + "case's sink");
             }
             if (section.node("sink").isEmpty()) {
                 section.error(
-                        section.origin(),
+                        section.originOf("sink"),
                         section.path("sink") + " is required: where the records for which when is true are written");
             }
             Optional<Expression> when = section.node("when")

@@ -155,4 +155,27 @@ class OverridesTest {
                                 "--set processing.threads", 0, 0, "processing.threads must be at least 1, was 0")),
                 errors);
     }
+
+    @Test
+    void aRequiredValueEmptiedByAnOverrideIsReportedAtTheOverride() {
+        List<String> errors = Configs.errors(Configs.MINIMAL, "application=", "pipeline.0.source.topic=").stream()
+                .map(ConfigError::toString)
+                .toList();
+
+        assertEquals(
+                List.of(
+                        "--set application: application is required: the job's name, used as group id, "
+                                + "transactional id and topic prefix",
+                        "--set pipeline.0.source.topic: pipeline.0.source.topic is required: the Kafka topic to read"),
+                errors);
+        // Left empty in the file, it is reported at its own line, not at the file's first.
+        assertEquals(
+                List.of(new ConfigError(
+                        Configs.FILE,
+                        1,
+                        13,
+                        "application is required: the job's name, used as group id, transactional id and topic "
+                                + "prefix")),
+                Configs.errors(Configs.MINIMAL.replace("application: app", "application:")));
+    }
 }
