@@ -11,14 +11,14 @@ import java.nio.ByteBuffer;
 import java.util.Map;
 
 /**
- * The {@code dedupe} step: drops a record whose id was already seen, for the same key, less than
- * {@code within} earlier or later in record time; a dropped duplicate extends nothing. Ids are kept
- * per key in a map state: id → the times records of it passed (big-endian longs in ascending order;
- * one long as the earlier version wrote it), which are at least {@code within} apart, so only a
- * record out of order makes it more than one. Each time expires through an event-time timer at that
- * time + within: once the task's event time (the highest record timestamp of each input, the lowest
- * over its inputs) passes it, it is forgotten, so state stays bounded by the ids of one {@code
- * within}.
+ * The {@code dedupe} step: drops a record whose id was already seen, for the same key, at most
+ * {@code within} earlier or later in record time (as a join's {@code within}: at most that far
+ * apart); a dropped duplicate extends nothing. Ids are kept per key in a map state: id → the times
+ * records of it passed (big-endian longs in ascending order; one long as the earliest versions
+ * wrote it), which are more than {@code within} apart, so only a record out of order makes it more
+ * than one. Each time expires through an event-time timer at that time + within + 1 ms: once the
+ * task's event time (the highest record timestamp of each input, the lowest over its inputs) passes
+ * time + within, it is forgotten, so state stays bounded by the ids of one {@code within}.
  */
 public final class Dedupe implements Operator {
     private final RecordFunction id;
@@ -47,7 +47,7 @@ public final class Dedupe implements Operator {
             ByteBuffer b = ByteBuffer.wrap(times);
             for (int i = 0; i < times.length / 8; i++) {
                 long t = b.getLong(i * 8);
-                if (Math.abs(ts - t) < withinMs) {
+                if (Math.abs(ts - t) <= withinMs) {
                     return;
                 }
                 if (t < ts) {
@@ -69,8 +69,9 @@ public final class Dedupe implements Operator {
         out.emit(event);
     }
 
+    /** When a time passed at {@code ts} is forgotten: once event time passes {@code ts + within}. */
     private long expiry(long ts) {
-        return ts > Long.MAX_VALUE - withinMs ? Long.MAX_VALUE : ts + withinMs;
+        return ts >= Long.MAX_VALUE - withinMs ? Long.MAX_VALUE : ts + withinMs + 1;
     }
 
     @Override
@@ -83,6 +84,8 @@ public final class Dedupe implements Operator {
                 long t = b.getLong(i * 8);
                 if (expiry(t) > timer.timestamp()) {
                     kept.putLong(t);
+                    // Its own timer, again: state an earlier version wrote has it 1 ms before expiry.
+                    context.timers().registerEventTime(expiry(t));
                 }
             }
             if (kept.position() == 0) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.weir.dataflow.BadRecordException;
 import io.weir.dataflow.Event;
 import io.weir.fixtures.OperatorHarness;
+import io.weir.state.MapState;
 import io.weir.state.Timer;
 import io.weir.state.TimerDomain;
 import java.nio.charset.StandardCharsets;
@@ -115,13 +116,19 @@ class StepOperatorsTest {
         assertEquals(0, emitted(h, "k", "{\"id\":1}", 999));
         assertEquals(1, emitted(h, "k", "{\"id\":2}", 500));
         assertEquals(1, emitted(h, "other", "{\"id\":1}", 10)); // ids are per key
-        assertEquals(1, emitted(h, "k", "{\"id\":1}", 1000)); // the window of the first one has passed
+        // At most within apart is a duplicate, as for a join's within.
+        assertEquals(0, emitted(h, "k", "{\"id\":1}", 1000), "exactly within after the first");
+        assertEquals(1, emitted(h, "k", "{\"id\":1}", 1001)); // more than within after the first
         List<Timer> due = h.state.takeDueTimers(TimerDomain.EVENT_TIME, Long.MAX_VALUE);
         assertEquals(4, due.size());
         Dedupe fresh = new Dedupe((e, c) -> field(e, "id"), 1000);
         OperatorHarness h2 = new OperatorHarness(fresh);
         emitted(h2, "k", "{\"id\":1}", 0);
-        for (Timer t : h2.state.takeDueTimers(TimerDomain.EVENT_TIME, 1000)) {
+        assertTrue(
+                h2.state.takeDueTimers(TimerDomain.EVENT_TIME, 1000).isEmpty(),
+                "remembered while event time is at its time + within");
+        assertEquals(0, emitted(h2, "k", "{\"id\":1}", 0), "the same record again, event time at 1000");
+        for (Timer t : h2.state.takeDueTimers(TimerDomain.EVENT_TIME, 1001)) {
             h2.state.setCurrentKey(t.key());
             fresh.onTimer(t, h2.emitted::add);
         }
@@ -152,7 +159,23 @@ class StepOperatorsTest {
                 .mapState("dedupe", io.weir.state.Serde.BYTES, io.weir.state.Serde.LONG)
                 .put(Codecs.JSON.encode(1L), 5_000L); // one long per id, as the earlier version wrote
         assertEquals(0, emitted(h, "k", "{\"id\":1}", 5_500));
-        assertEquals(1, emitted(h, "k", "{\"id\":1}", 6_000));
+        assertEquals(1, emitted(h, "k", "{\"id\":1}", 6_001));
+    }
+
+    @Test
+    void dedupeForgetsATimeWhoseTimerAnEarlierVersionSetAtTimePlusWithinOnceEventTimePassesIt() throws Exception {
+        Dedupe dedupe = new Dedupe((e, c) -> field(e, "id"), 1000);
+        OperatorHarness h = new OperatorHarness(dedupe);
+        h.state.setCurrentKey("k".getBytes(StandardCharsets.UTF_8));
+        MapState<byte[], Long> seen = h.state.mapState("dedupe", io.weir.state.Serde.BYTES, io.weir.state.Serde.LONG);
+        seen.put(Codecs.JSON.encode(1L), 5_000L);
+        h.context().timers().registerEventTime(6_000); // where the earlier version set its timer
+        h.advanceWatermark(6_000);
+        h.state.setCurrentKey("k".getBytes(StandardCharsets.UTF_8));
+        assertEquals(1, seen.entries().size(), "kept while event time is at 5,000 + within");
+        h.advanceWatermark(6_001);
+        h.state.setCurrentKey("k".getBytes(StandardCharsets.UTF_8));
+        assertTrue(seen.entries().isEmpty(), "forgotten by the timer the first one set again");
     }
 
     private static int emitted(OperatorHarness h, String key, String json, long ts) throws Exception {
