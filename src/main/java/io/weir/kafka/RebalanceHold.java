@@ -29,8 +29,13 @@ import org.slf4j.LoggerFactory;
 public final class RebalanceHold {
     private static final Logger LOG = LoggerFactory.getLogger(RebalanceHold.class);
 
-    /** How long a rejoin holds the commits that start after it: a healthy group's rebalance takes a second or two. */
-    static final Duration LONGEST = Duration.ofSeconds(5);
+    /**
+     * How long a rejoin holds the commits that start after it: a healthy group's rebalance takes
+     * well under a second; one that waits for a member that neither rejoins nor has timed out yet (a
+     * paused process) lasts up to the session timeout, and every member's output waits this long,
+     * plus a checkpoint interval, before its commits go on with the old generation, still valid then.
+     */
+    static final Duration LONGEST = Duration.ofSeconds(2);
     /** How long a rejoin waits for the commits in flight, which take milliseconds. */
     static final Duration REJOIN_WAIT = Duration.ofSeconds(1);
 
