@@ -175,13 +175,15 @@ public final class Instance implements AutoCloseable {
         // One read of the checkpoint topic, begun here: it finds the partition counts recorded, and
         // the first restore continues it instead of reading the topic from the beginning.
         checkpoints = new CheckpointReader(clients, settings.checkpointTopic());
+        if (settings.exactlyOnce()) {
+            // The first execution's producers: their ids depend on the instance alone, so they are
+            // initialised beside the checks instead of after the group's assignment. Initialising
+            // aborts what this instance left open before a crash, which holds back every reader of
+            // the partitions it wrote (a later stage reads every repartition partition): first thing.
+            producerSlots.initialiseAhead(this::initialiseProducers);
+        }
         StartupChecks checks = new StartupChecks(settings, clients, checkpoints, took, () -> !closing);
         StartupChecks.Found found = checks.run(() -> {
-            if (settings.exactlyOnce()) {
-                // The first execution's producers: their ids depend on the instance alone, so they are
-                // initialised beside the remaining checks instead of after the group's assignment.
-                producerSlots.initialiseAhead(this::initialiseProducers);
-            }
             committedOffsets = new CommittedOffsets(
                     clients,
                     settings.application(),

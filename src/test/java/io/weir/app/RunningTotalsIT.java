@@ -16,8 +16,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListOffsetsOptions;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -302,6 +307,49 @@ class RunningTotalsIT {
             }
         }
         assertTrue(job.verify(true).ok());
+    }
+
+    @Test
+    void aRestartAbortsWhatItLeftOpenFirstEvenWhileItWaitsForItsInputTopic() throws Exception {
+        // The input does not exist yet: the start waits for it, after its producers' initialisation
+        // began. That initialisation aborts what this instance left open before a crash, which holds
+        // back every read_committed reader of the partitions it wrote, first thing.
+        Job job = new Job("pipeline.0.source.topic=rt-not-yet-" + java.util.UUID.randomUUID());
+        KafkaClients clients = KafkaClients.of(KafkaFixture.bootstrap());
+        TopicPartition written = new TopicPartition(job.totals, 0);
+        try (Admin admin = clients.admin("rt-lso");
+                KafkaProducer<byte[], byte[]> leftover = clients.transactionalProducer(job.app + "-i1-0", 600_000)) {
+            leftover.initTransactions();
+            leftover.beginTransaction();
+            leftover.send(new ProducerRecord<>(job.totals, 0, null, "{}".getBytes(StandardCharsets.UTF_8)))
+                    .get();
+            assertEquals(0, lastStable(admin, written), "the open transaction holds readers at its first record");
+            Instance instance = new Instance(Jobs.settings(job.config), Jobs.clients(job.config));
+            Thread starting = new Thread(() -> {
+                try {
+                    instance.start();
+                } catch (Exception e) {
+                    // closed while it waited for the input topic
+                }
+            });
+            starting.start();
+            try {
+                await().atMost(DEADLINE).until(() -> lastStable(admin, written) > 0);
+                assertTrue(starting.isAlive(), "the start still waits for its input topic");
+            } finally {
+                instance.close();
+                starting.join();
+            }
+        }
+    }
+
+    private static long lastStable(Admin admin, TopicPartition partition) throws Exception {
+        return admin.listOffsets(
+                        java.util.Map.of(partition, OffsetSpec.latest()),
+                        new ListOffsetsOptions(IsolationLevel.READ_COMMITTED))
+                .partitionResult(partition)
+                .get()
+                .offset();
     }
 
     @Test
