@@ -118,7 +118,8 @@ class LogRedactionIT {
                 said |= json.get("level").asText().equals("ERROR")
                         && json.get("message")
                                 .asText()
-                                .startsWith("weir: cannot start: pipeline.1.process: class com.acme.Nope not found");
+                                .startsWith("weir: cannot start: " + job
+                                        + ":6:23: pipeline.1.process: class com.acme.Nope not found");
             }
             assertTrue(said, () -> String.join("\n", lines));
         }
