@@ -5,8 +5,9 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Drops a record when another with the same {@code by} result (per key) was seen less than
- * {@code within} before it, so that repeats of a message within that time pass once.
+ * Drops a record when another with the same {@code by} result (per key) was seen at most
+ * {@code within} before or after it in record time, so that repeats of a message within that time
+ * pass once.
  */
 public record DedupeStep(Expression by, Duration within) implements OperatorStep {
 

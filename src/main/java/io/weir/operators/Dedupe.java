@@ -84,8 +84,10 @@ public final class Dedupe implements Operator {
                 long t = b.getLong(i * 8);
                 if (expiry(t) > timer.timestamp()) {
                     kept.putLong(t);
-                    // Its own timer, again: state an earlier version wrote has it 1 ms before expiry.
-                    context.timers().registerEventTime(expiry(t));
+                    if (t <= Long.MAX_VALUE - withinMs && t + withinMs == timer.timestamp()) {
+                        // The earlier version's timer for it (at time + within): the one at expiry instead.
+                        context.timers().registerEventTime(expiry(t));
+                    }
                 }
             }
             if (kept.position() == 0) {

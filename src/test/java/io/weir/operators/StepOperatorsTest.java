@@ -127,7 +127,7 @@ class StepOperatorsTest {
         assertTrue(
                 h2.state.takeDueTimers(TimerDomain.EVENT_TIME, 1000).isEmpty(),
                 "remembered while event time is at its time + within");
-        assertEquals(0, emitted(h2, "k", "{\"id\":1}", 0), "the same record again, event time at 1000");
+        assertEquals(0, emitted(h2, "k", "{\"id\":1}", 0), "the same record again, its timer not due at 1000");
         for (Timer t : h2.state.takeDueTimers(TimerDomain.EVENT_TIME, 1001)) {
             h2.state.setCurrentKey(t.key());
             fresh.onTimer(t, h2.emitted::add);
