@@ -107,7 +107,7 @@ public final class Instance implements AutoCloseable {
     private final List<InstanceEvents> listeners = new ArrayList<>();
     private InstanceEvents events = InstanceEvents.all(List.of());
     /** Transactional-id slots of the executions running side by side. */
-    private ProducerSlots producerSlots;
+    private final ProducerSlots producerSlots;
     /** Reads the group's committed offsets for restores. */
     private CommittedOffsets committedOffsets;
 
@@ -120,6 +120,7 @@ public final class Instance implements AutoCloseable {
         this.clients = clients;
         this.seams = seams;
         this.shared = new ExecutionResources(settings, clients, seams, clock);
+        this.producerSlots = new ProducerSlots(Execution.poolSize(settings));
     }
 
     /** Registers an observer; only before {@link #start()}. */
@@ -171,7 +172,6 @@ public final class Instance implements AutoCloseable {
             Thread preload = named("weir-rocksdb-load").newThread(org.rocksdb.RocksDB::loadLibrary);
             preload.start();
         }
-        producerSlots = new ProducerSlots(Execution.poolSize(settings));
         // One read of the checkpoint topic, begun here: it finds the partition counts recorded, and
         // the first restore continues it instead of reading the topic from the beginning.
         checkpoints = new CheckpointReader(clients, settings.checkpointTopic());
@@ -200,7 +200,7 @@ public final class Instance implements AutoCloseable {
         Standby standby = settings.standby() > 0 && shared.backend() instanceof RocksDbBackend rocksdb
                 ? new Standby(settings, shared.backgroundAdmin(), checkpoints, rocksdb, shared.snapshots(), events)
                 : null;
-        RebalanceHold hold = new RebalanceHold();
+        RebalanceHold hold = new RebalanceHold(clients.sourceHeartbeatInterval());
         var consumer = clients.sourceConsumer(
                 settings.application(),
                 settings.instanceId(),
@@ -355,20 +355,18 @@ public final class Instance implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        if (producerSlots != null) {
-            producerSlots.closeAhead(CLEANING_WAIT_ON_CLOSE); // initialised ahead or kept, and not taken
-            // A stopped run whose workers hung aborts its transactions on a thread of its own; a
-            // new instance with the same id in this JVM would otherwise meet it (and be fenced).
-            try {
-                if (!producerSlots.awaitCleaned(CLEANING_WAIT_ON_CLOSE)) {
-                    LOG.warn(
-                            "closing while open transactions are still being aborted; the broker aborts"
-                                    + " them after {} ms",
-                            settings.transactionTimeout().toMillis());
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        producerSlots.closeAhead(CLEANING_WAIT_ON_CLOSE); // initialised ahead or kept, and not taken
+        // A stopped run whose workers hung aborts its transactions on a thread of its own; a new
+        // instance with the same id in this JVM would otherwise meet it (and be fenced).
+        try {
+            if (!producerSlots.awaitCleaned(CLEANING_WAIT_ON_CLOSE)) {
+                LOG.warn(
+                        "closing while open transactions are still being aborted; the broker aborts"
+                                + " them after {} ms",
+                        settings.transactionTimeout().toMillis());
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         ExecutionResources.stop(followLoop);
         shared.stopThreads();

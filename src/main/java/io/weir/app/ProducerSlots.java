@@ -76,11 +76,15 @@ final class ProducerSlots {
 
     /**
      * Starts initialising the first block's producers with {@code init} (given a block's first slot,
-     * it starts the initialisation of that block's producers), for the first execution on it.
+     * it starts the initialisation of that block's producers), for the first execution on it; after
+     * {@link #closeAhead}, nothing.
      */
     synchronized void initialiseAhead(IntFunction<CompletableFuture<? extends EpochProducers>> init) {
         if (initialiser != null) {
             throw new IllegalStateException("producers are initialised ahead from one initialiser");
+        }
+        if (closed) {
+            return; // closed while the instance started: nothing to initialise, nobody to close them
         }
         initialiser = init;
         ahead.put(0, init.apply(0));

@@ -94,6 +94,16 @@ public final class KafkaClients {
                 "consumer", () -> new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer()));
     }
 
+    /** How often the source consumer heartbeats: {@code kafka.consumer.heartbeat.interval.ms}, else 200 ms. */
+    public Duration sourceHeartbeatInterval() {
+        String set = consumer.get(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG);
+        try {
+            return Duration.ofMillis(set == null ? SOURCE_HEARTBEAT_INTERVAL_MS : Long.parseLong(set.strip()));
+        } catch (NumberFormatException e) {
+            return Duration.ofMillis(SOURCE_HEARTBEAT_INTERVAL_MS); // the consumer refuses it with its own message
+        }
+    }
+
     Map<String, Object> sourceConsumerProperties(
             String groupId,
             String instanceId,

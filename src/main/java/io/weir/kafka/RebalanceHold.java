@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * before the request) first lets the commits in flight finish, at most {@link #REJOIN_WAIT} (the
  * consumer holds its coordinator's lock meanwhile), and commits that start from then until its next
  * rebalance callback (the consumer holds the new generation by then) wait for it, at most {@link
- * #LONGEST} in all, and take the new generation. After either limit the other side goes on: a
+ * #longest()} in all, and take the new generation. After either limit the other side goes on: a
  * commit that then fails fails its run over, as without the hold. Kafka Streams defers its commits
  * during a rebalance for the same reason.
  *
@@ -30,12 +30,32 @@ public final class RebalanceHold {
     private static final Logger LOG = LoggerFactory.getLogger(RebalanceHold.class);
 
     /**
-     * How long a rejoin holds the commits that start after it: a healthy group's rebalance takes
-     * well under a second; one that waits for a member that neither rejoins nor has timed out yet (a
-     * paused process) lasts up to the session timeout, and every member's output waits this long,
-     * plus a checkpoint interval, before its commits go on with the old generation, still valid then.
+     * How long a rejoin holds the commits that start after it, at the least: a healthy group's
+     * rebalance takes well under a second with heartbeats every 200 ms (the other members learn of
+     * it from their next heartbeat); one that waits for a member that neither rejoins nor has timed
+     * out yet (a paused process) lasts up to the session timeout, and every member's output waits
+     * this long, plus a checkpoint interval, before its commits go on with the old generation, still
+     * valid then. With a longer heartbeat interval the hold is that interval plus a second.
      */
     static final Duration LONGEST = Duration.ofSeconds(2);
+
+    private final Duration longest;
+
+    /** A hold for heartbeats every 200 ms: {@link #LONGEST}. */
+    public RebalanceHold() {
+        this(Duration.ofMillis(KafkaClients.SOURCE_HEARTBEAT_INTERVAL_MS));
+    }
+
+    /** A hold for a consumer that heartbeats every {@code heartbeatInterval}. */
+    public RebalanceHold(Duration heartbeatInterval) {
+        Duration afterHeartbeat = heartbeatInterval.plusSeconds(1);
+        this.longest = afterHeartbeat.compareTo(LONGEST) > 0 ? afterHeartbeat : LONGEST;
+    }
+
+    /** How long a rejoin holds the commits that start after it. */
+    Duration longest() {
+        return longest;
+    }
     /** How long a rejoin waits for the commits in flight, which take milliseconds. */
     static final Duration REJOIN_WAIT = Duration.ofSeconds(1);
 
@@ -77,15 +97,15 @@ public final class RebalanceHold {
 
     /**
      * Runs a commit with the group metadata current when it starts: while this member rejoins the
-     * group, it first waits for the rebalance's end (at most {@link #LONGEST}; then it takes its
+     * group, it first waits for the rebalance's end (at most {@link #longest()}; then it takes its
      * chance with the metadata there is), and a rejoin waits for it.
      */
     void commit(java.util.function.Consumer<ConsumerGroupMetadata> commit) {
         ConsumerGroupMetadata current;
         try {
-            if (!commitStarts(LONGEST)) {
+            if (!commitStarts(longest)) {
                 LOG.debug(
-                        "a rejoin held commits for {} ms; committing with the generation at hand", LONGEST.toMillis());
+                        "a rejoin held commits for {} ms; committing with the generation at hand", longest.toMillis());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

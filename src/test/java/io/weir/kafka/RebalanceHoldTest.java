@@ -1,10 +1,12 @@
 package io.weir.kafka;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -76,5 +78,18 @@ class RebalanceHoldTest {
         hold.commitEnded();
         hold.rejoining(); // the next rejoin holds again
         assertFalse(hold.commitStarts(Duration.ZERO));
+    }
+
+    @Test
+    void aRejoinHoldsCommitsTwoSecondsOrAHeartbeatIntervalAndASecondWhenThatIsLonger() {
+        assertEquals(Duration.ofSeconds(2), new RebalanceHold().longest());
+        assertEquals(Duration.ofSeconds(2), new RebalanceHold(Duration.ofMillis(500)).longest());
+        // The other members learn of a rebalance from their next heartbeat: with Kafka's default of
+        // 3 s a healthy rebalance outlasts 2 s, and a commit released then would meet the new generation.
+        assertEquals(Duration.ofSeconds(4), new RebalanceHold(Duration.ofSeconds(3)).longest());
+        KafkaClients clients =
+                new KafkaClients("localhost:1", Map.of(), Map.of("heartbeat.interval.ms", "3000"), Map.of(), Map.of());
+        assertEquals(Duration.ofSeconds(3), clients.sourceHeartbeatInterval());
+        assertEquals(Duration.ofMillis(200), KafkaClients.of("localhost:1").sourceHeartbeatInterval());
     }
 }
