@@ -69,7 +69,7 @@ final class StartupChecks {
 
     /**
      * Runs the checks, marking each in {@code took}. {@code beside} runs once the input topics are
-     * there and the transaction checks began, to start what overlaps the checks that follow.
+     * there, to start what overlaps the checks that follow.
      */
     Found run(Runnable beside) {
         int partitions;
@@ -80,6 +80,11 @@ final class StartupChecks {
             Topics topics = new Topics(admin, settings.replicationFactor());
             TransactionChecks transactions = null;
             try {
+                if (settings.exactlyOnce()) {
+                    // Beside every check below, the input wait included: it aborts what this instance
+                    // left open under the ids beyond its first block, as its producers do for the first.
+                    transactions = TransactionChecks.start(topics, settings, clients);
+                }
                 Map<String, Integer> inputs;
                 try {
                     inputs = topics.awaitPartitions(
@@ -99,9 +104,6 @@ final class StartupChecks {
                             + "source), but " + String.join(" and ", counts));
                 }
                 took.mark("input topics");
-                if (settings.exactlyOnce()) {
-                    transactions = TransactionChecks.start(topics, settings, clients); // beside the checks below
-                }
                 beside.run();
                 topics.ensureInternal(settings.checkpointTopic(), settings.snapshotTopic());
                 for (OutputTopic out : settings.outputs()) {

@@ -312,18 +312,26 @@ class RunningTotalsIT {
     @Test
     void aRestartAbortsWhatItLeftOpenFirstEvenWhileItWaitsForItsInputTopic() throws Exception {
         // The input does not exist yet: the start waits for it, after its producers' initialisation
-        // began. That initialisation aborts what this instance left open before a crash, which holds
-        // back every read_committed reader of the partitions it wrote, first thing.
-        Job job = new Job("pipeline.0.source.topic=rt-not-yet-" + java.util.UUID.randomUUID());
+        // and the transaction checks began. They abort what this instance left open before a crash
+        // (under its first block's ids and beyond), which holds back every read_committed reader of
+        // the partitions it wrote, first thing.
+        Job job = new Job(
+                "pipeline.0.source.topic=rt-not-yet-" + java.util.UUID.randomUUID(),
+                "processing.checkpoint.max-concurrent=1");
         KafkaClients clients = KafkaClients.of(KafkaFixture.bootstrap());
-        TopicPartition written = new TopicPartition(job.totals, 0);
+        List<TopicPartition> written = List.of(new TopicPartition(job.totals, 0), new TopicPartition(job.totals, 1));
         try (Admin admin = clients.admin("rt-lso");
-                KafkaProducer<byte[], byte[]> leftover = clients.transactionalProducer(job.app + "-i1-0", 600_000)) {
-            leftover.initTransactions();
-            leftover.beginTransaction();
-            leftover.send(new ProducerRecord<>(job.totals, 0, null, "{}".getBytes(StandardCharsets.UTF_8)))
-                    .get();
-            assertEquals(0, lastStable(admin, written), "the open transaction holds readers at its first record");
+                KafkaProducer<byte[], byte[]> first = clients.transactionalProducer(job.app + "-i1-0", 600_000);
+                KafkaProducer<byte[], byte[]> beyond = clients.transactionalProducer(job.app + "-i1-5", 600_000)) {
+            List<KafkaProducer<byte[], byte[]>> leftovers = List.of(first, beyond);
+            for (int i = 0; i < 2; i++) {
+                KafkaProducer<byte[], byte[]> leftover = leftovers.get(i);
+                leftover.initTransactions();
+                leftover.beginTransaction();
+                leftover.send(new ProducerRecord<>(job.totals, i, null, "{}".getBytes(StandardCharsets.UTF_8)))
+                        .get();
+                assertEquals(0, lastStable(admin, written.get(i)), "an open transaction holds readers at its record");
+            }
             Instance instance = new Instance(Jobs.settings(job.config), Jobs.clients(job.config));
             Thread starting = new Thread(() -> {
                 try {
@@ -334,7 +342,8 @@ class RunningTotalsIT {
             });
             starting.start();
             try {
-                await().atMost(DEADLINE).until(() -> lastStable(admin, written) > 0);
+                await().atMost(DEADLINE)
+                        .until(() -> lastStable(admin, written.get(0)) > 0 && lastStable(admin, written.get(1)) > 0);
                 assertTrue(starting.isAlive(), "the start still waits for its input topic");
             } finally {
                 instance.close();
