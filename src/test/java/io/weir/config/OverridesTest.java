@@ -178,4 +178,38 @@ class OverridesTest {
                                 + "prefix")),
                 Configs.errors(Configs.MINIMAL.replace("application: app", "application:")));
     }
+
+    @Test
+    void everyKindOfRequiredValueEmptiedByAnOverrideIsReportedAtTheOverride() {
+        String job =
+                """
+                application: app
+                pipeline:
+                  - source: { topic: in }
+                  - dedupe: { by: "value.id", within: 1m }
+                  - join: { with: { topic: other }, within: 1m, as: o }
+                  - aggregate: { count: n, window: { hopping: { size: 1m, advance: 10s } } }
+                  - route:
+                      - when: "true"
+                        sink: { topic: a }
+                """;
+        List<String> keys = List.of(
+                "pipeline.1.dedupe.within",
+                "pipeline.2.join.with",
+                "pipeline.2.join.within",
+                "pipeline.3.aggregate.window.hopping.size",
+                "pipeline.4.route.0.when",
+                "pipeline.4.route.0.sink");
+        for (String key : keys) {
+            List<String> errors = Configs.errors(job, key + "=").stream()
+                    .map(ConfigError::toString)
+                    .toList();
+            assertEquals(1, errors.size(), key + ": " + errors);
+            assertEquals(true, errors.get(0).startsWith("--set " + key + ": " + key + " is required"), errors.get(0));
+        }
+        List<String> errors = Configs.errors(job, "pipeline=").stream()
+                .map(ConfigError::toString)
+                .toList();
+        assertEquals(true, errors.get(0).startsWith("--set pipeline: pipeline is required"), errors.toString());
+    }
 }
