@@ -38,7 +38,7 @@ final class ProcessBinder {
         }
         section.rejectUnknownKeys();
         Map<String, Object> settings = with;
-        String at = section.node("class").map(n -> n.origin().where()).orElse("");
+        String at = section.originOf("class").where();
         return section.build(mark, () -> new ProcessStep(className.orElseThrow(), settings, at));
     }
 

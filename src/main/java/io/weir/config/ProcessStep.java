@@ -13,8 +13,8 @@ import java.util.regex.Pattern;
  * unmodifiable and in file order: scalars as {@code String}s (the operator parses numbers and
  * flags itself), mappings as {@code Map<String, Object>} and lists as {@code List<Object>};
  * YAML nulls are refused at loading, so no value is {@code null}. {@code at} is where the class
- * name was written ({@code job.yaml:7:14}, {@code --set pipeline.2.process.class}; empty when not
- * known), for the errors of loading the class, which happen after the configuration was read.
+ * name was written ({@code job.yaml:7:14}, {@code --set pipeline.2.process.class}), for the errors
+ * of loading the class, which happen after the configuration was read.
  */
 public record ProcessStep(String className, Map<String, Object> with, String at) implements OperatorStep {
 
@@ -29,11 +29,6 @@ public record ProcessStep(String className, Map<String, Object> with, String at)
         }
         with = frozen(Objects.requireNonNull(with, "with"));
         Objects.requireNonNull(at, "at");
-    }
-
-    /** A step whose class name has no known position. */
-    public ProcessStep(String className, Map<String, Object> with) {
-        this(className, with, "");
     }
 
     @Override

@@ -162,7 +162,7 @@ public final class Stages {
             try {
                 return processors.make(path, p.className(), p.with());
             } catch (Plugins.PluginException e) {
-                throw p.at().isEmpty() ? e : e.at(p.at());
+                throw e.at(p.at());
             }
         } else if (s instanceof JoinStep j) {
             Codec other = codec(j.with().format());

@@ -419,7 +419,7 @@ class PipelineLanguageTest {
         assertThrows(IllegalArgumentException.class, () -> new MapStep(Map.of(), List.of(), Optional.empty()));
         assertThrows(IllegalArgumentException.class, () -> new KeyByStep(expression, OptionalInt.of(0)));
         assertThrows(IllegalArgumentException.class, () -> new DedupeStep(expression, Duration.ZERO));
-        assertThrows(IllegalArgumentException.class, () -> new ProcessStep("1a", Map.of()));
+        assertThrows(IllegalArgumentException.class, () -> new ProcessStep("1a", Map.of(), "job.yaml:1:1"));
         assertThrows(IllegalArgumentException.class, () -> new RouteStep(List.of(), Optional.empty()));
     }
 }
