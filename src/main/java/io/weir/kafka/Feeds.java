@@ -20,6 +20,9 @@ import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The hand-off from the consumer to the tasks: every running partition has a feed that puts its
@@ -28,6 +31,7 @@ import org.apache.kafka.common.TopicPartition;
  * go in behind the records read so far. Source loop thread only.
  */
 final class Feeds {
+    private static final Logger LOG = LoggerFactory.getLogger(Feeds.class);
     /**
      * Records a partition hands over before the first barrier after its execution started; the rest
      * of that poll waits behind the barrier. The first checkpoint after a restore then covers a few
@@ -35,6 +39,8 @@ final class Feeds {
      * a whole poll — and until it commits nothing of the restarted job is visible.
      */
     static final int FIRST_EPOCH_RECORDS = 256;
+    /** Wakeups a position lookup while a run starts outlasts before the run fails over. */
+    static final int WAKEUPS_PER_LOOKUP = 3;
 
     /** One running partition. */
     static final class Feed {
@@ -76,6 +82,59 @@ final class Feeds {
     void add(TopicPartition tp, Feed feed) {
         feed.channel.behind(true);
         feeds.put(tp, feed);
+    }
+
+    /**
+     * Starts handing over {@code run}'s partitions to the channels of its restored {@code
+     * execution}: each is seeked to the execution's start position, else to its beginning ({@code
+     * resetToEarliest}, or an input the execution reads from its beginning) or its end.
+     */
+    void start(Run run, SourceLoop.Execution execution, boolean resetToEarliest) {
+        List<TopicPartition> fromStart = new ArrayList<>();
+        List<TopicPartition> fromEnd = new ArrayList<>();
+        for (TopicPartition tp : run.partitions) {
+            InputPartition ip = Run.input(tp);
+            if (execution.channels().get(ip) == null) {
+                throw new IllegalStateException("the execution has no channel for " + ip);
+            }
+            Long position = execution.startPositions().get(ip);
+            if (position != null) {
+                consumer.seek(tp, position);
+            } else {
+                (resetToEarliest || execution.readsFromBeginning(ip) ? fromStart : fromEnd).add(tp);
+            }
+        }
+        // An empty list would mean "all assigned partitions" to these two calls.
+        if (!fromStart.isEmpty()) {
+            consumer.seekToBeginning(fromStart);
+        }
+        if (!fromEnd.isEmpty()) {
+            consumer.seekToEnd(fromEnd);
+        }
+        for (TopicPartition tp : run.partitions) {
+            InputPartition ip = Run.input(tp);
+            add(tp, new Feed(ip, execution.channels().get(ip), run, position(tp)));
+        }
+    }
+
+    /**
+     * The consumer's position of {@code tp}, which it may have to look up (after a seek to the
+     * beginning or end). The lookup throws a wakeup meant for the poll — another thread queued a
+     * command, which the loop runs after this one — and that alone must not fail the run over: it
+     * asks again, at most {@value #WAKEUPS_PER_LOOKUP} times, so a lookup that cannot finish while
+     * commands keep coming (a stop among them) fails the run over instead of holding the loop.
+     */
+    private long position(TopicPartition tp) {
+        for (int wakeups = 0; ; wakeups++) {
+            try {
+                return consumer.position(tp);
+            } catch (WakeupException e) {
+                if (wakeups == WAKEUPS_PER_LOOKUP) {
+                    throw e;
+                }
+                LOG.debug("position of {} interrupted by a wakeup for the poll; asking again", tp);
+            }
+        }
     }
 
     /** Forgets the feeds of {@code partitions}; what their overflows held is processed again later. */

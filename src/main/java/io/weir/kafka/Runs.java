@@ -17,7 +17,6 @@ import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,8 +42,6 @@ final class Runs implements ConsumerRebalanceListener {
      * stops the job, these too.
      */
     static final int IMMEDIATE_RACES = 3;
-    /** Wakeups a position lookup during an install outlasts before the run fails over. */
-    static final int WAKEUPS_PER_LOOKUP = 3;
 
     private final Consumer<byte[], byte[]> consumer;
     private final Feeds feeds;
@@ -285,31 +282,7 @@ final class Runs implements ConsumerRebalanceListener {
         run.execution = execution;
         run.state = Run.State.RUNNING;
         try {
-            List<TopicPartition> fromStart = new ArrayList<>();
-            List<TopicPartition> fromEnd = new ArrayList<>();
-            for (TopicPartition tp : run.partitions) {
-                InputPartition ip = Run.input(tp);
-                if (execution.channels().get(ip) == null) {
-                    throw new IllegalStateException("the execution has no channel for " + ip);
-                }
-                Long position = execution.startPositions().get(ip);
-                if (position != null) {
-                    consumer.seek(tp, position);
-                } else {
-                    (resetToEarliest || execution.readsFromBeginning(ip) ? fromStart : fromEnd).add(tp);
-                }
-            }
-            // An empty list would mean "all assigned partitions" to these two calls.
-            if (!fromStart.isEmpty()) {
-                consumer.seekToBeginning(fromStart);
-            }
-            if (!fromEnd.isEmpty()) {
-                consumer.seekToEnd(fromEnd);
-            }
-            for (TopicPartition tp : run.partitions) {
-                InputPartition ip = Run.input(tp);
-                feeds.add(tp, new Feeds.Feed(ip, execution.channels().get(ip), run, position(tp)));
-            }
+            feeds.start(run, execution, resetToEarliest);
             if (!draining) {
                 consumer.resume(run.partitions);
             }
@@ -322,26 +295,6 @@ final class Runs implements ConsumerRebalanceListener {
             failover(run, e);
         }
         updateReady();
-    }
-
-    /**
-     * The consumer's position of {@code tp}, which it may have to look up (after a seek to the
-     * beginning or end). The lookup throws a wakeup meant for the poll — another thread queued a
-     * command, which the loop runs after this one — and that alone must not fail the run over: it
-     * asks again, at most {@value #WAKEUPS_PER_LOOKUP} times, so a lookup that cannot finish while
-     * commands keep coming (a stop among them) fails the run over instead of holding the loop.
-     */
-    private long position(TopicPartition tp) {
-        for (int wakeups = 0; ; wakeups++) {
-            try {
-                return consumer.position(tp);
-            } catch (WakeupException e) {
-                if (wakeups == WAKEUPS_PER_LOOKUP) {
-                    throw e;
-                }
-                LOG.debug("position of {} interrupted by a wakeup for the poll; asking again", tp);
-            }
-        }
     }
 
     /** Ends {@code run}: stops its execution (or cancels its restore) and pauses its partitions. */

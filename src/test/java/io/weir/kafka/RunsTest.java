@@ -263,7 +263,7 @@ class RunsTest {
     @Test
     void anInstallThatKeepsMeetingWakeupsFailsTheRunOverInsteadOfHoldingTheLoop() {
         consumer.rebalance(List.of(P0, P1));
-        wakeups = Runs.WAKEUPS_PER_LOOKUP + 1; // commands keep coming while the lookup cannot finish
+        wakeups = Feeds.WAKEUPS_PER_LOOKUP + 1; // commands keep coming while the lookup cannot finish
         loopTurn();
         assertEquals(1, failedOver.size(), "failed over, the loop goes on to its commands");
         assertTrue(failedOver.get(0) instanceof WakeupException);
