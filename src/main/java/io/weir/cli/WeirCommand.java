@@ -11,21 +11,32 @@ import picocli.CommandLine.Command;
         scope = CommandLine.ScopeType.INHERIT,
         mixinStandardHelpOptions = true,
         versionProvider = WeirCommand.Version.class,
-        description = "Kafka-native stream processing with exactly-once results.",
-        subcommands = {
-            RunCommand.class,
-            ValidateCommand.class,
-            ExplainCommand.class,
-            TestCommand.class,
-            DevCommand.class,
-            GenerateCommand.class,
-            VerifyCommand.class,
-            CheckpointsCommand.class,
-            TxnCommand.class,
-            RescaleCommand.class,
-            CommandLine.HelpCommand.class
-        })
+        description = "Kafka-native stream processing with exactly-once results.")
 public final class WeirCommand implements Runnable {
+    /**
+     * The subcommands, in the order usage lists them. Picocli builds a command's model by
+     * reflection when it is added, which for all of them was a third of the main thread's CPU on
+     * a restart before the instance began to start: {@link #commandLine(String...)} adds only the
+     * one a command line names.
+     */
+    private static final java.util.Map<String, java.util.function.Supplier<Object>> SUBCOMMANDS = subcommands();
+
+    private static java.util.Map<String, java.util.function.Supplier<Object>> subcommands() {
+        java.util.Map<String, java.util.function.Supplier<Object>> all = new java.util.LinkedHashMap<>();
+        all.put("run", RunCommand::new);
+        all.put("validate", ValidateCommand::new);
+        all.put("explain", ExplainCommand::new);
+        all.put("test", TestCommand::new);
+        all.put("dev", DevCommand::new);
+        all.put("generate", GenerateCommand::new);
+        all.put("verify", VerifyCommand::new);
+        all.put("checkpoints", CheckpointsCommand::new);
+        all.put("txn", TxnCommand::new);
+        all.put("rescale", RescaleCommand::new);
+        all.put("help", CommandLine.HelpCommand::new);
+        return java.util.Collections.unmodifiableMap(all);
+    }
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -59,21 +70,43 @@ public final class WeirCommand implements Runnable {
             org.slf4j.LoggerFactory.getILoggerFactory();
             io.weir.kafka.ClientClasses.loadInBackground(); // beside the configuration's reading
         }
-        System.exit(commandLine().execute(args));
+        System.exit(commandLine(args).execute(args));
     }
 
     /**
-     * The command line as {@code main} runs it: an exception a command throws is printed with its
-     * stack trace, secrets masked (a Kafka client's message may quote its configuration).
+     * The command line as {@code main} runs {@code args}: with only the subcommand they name when
+     * they name one (other than {@code help}), else with all of them, as usage and the error for
+     * an unknown command list them. An exception a command throws is printed with its stack trace,
+     * secrets masked (a Kafka client's message may quote its configuration).
      */
-    static CommandLine commandLine() {
-        return new CommandLine(new WeirCommand()).setExecutionExceptionHandler((e, cli, parsed) -> {
+    public static CommandLine commandLine(String... args) {
+        CommandLine weir = new CommandLine(new WeirCommand());
+        String named = subcommandNamed(args);
+        if (named != null && !named.equals("help")) {
+            weir.addSubcommand(named, SUBCOMMANDS.get(named).get());
+        } else {
+            SUBCOMMANDS.forEach((name, command) -> weir.addSubcommand(name, command.get()));
+        }
+        return weir.setExecutionExceptionHandler((e, cli, parsed) -> {
             java.io.StringWriter trace = new java.io.StringWriter();
             e.printStackTrace(new java.io.PrintWriter(trace));
             cli.getErr().print(Secrets.redact(trace.toString()));
             cli.getErr().flush();
             return cli.getCommandSpec().exitCodeOnExecutionException();
         });
+    }
+
+    /** The subcommand {@code args} name: their first word that is not an option or its value, if known. */
+    static String subcommandNamed(String... args) {
+        for (int i = 0; i < args.length; i++) {
+            String word = args[i];
+            if (word.equals("--log-format")) {
+                i++; // its value
+            } else if (!word.startsWith("-")) {
+                return SUBCOMMANDS.containsKey(word) ? word : null;
+            }
+        }
+        return null;
     }
 
     /**

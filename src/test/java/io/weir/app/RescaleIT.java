@@ -120,7 +120,7 @@ class RescaleIT {
         all.addAll(List.of(args));
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        picocli.CommandLine cli = new picocli.CommandLine(new WeirCommand());
+        picocli.CommandLine cli = WeirCommand.commandLine(all.toArray(String[]::new));
         cli.setOut(new PrintWriter(out));
         cli.setErr(new PrintWriter(err));
         int code = cli.execute(all.toArray(String[]::new));

@@ -24,7 +24,7 @@ class ExamplesTest {
     static Run weir(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cli = new CommandLine(new WeirCommand());
+        CommandLine cli = WeirCommand.commandLine(args);
         cli.setOut(new PrintWriter(out));
         cli.setErr(new PrintWriter(err));
         int exit = cli.execute(args);

@@ -40,7 +40,7 @@ class LogFormatOptionTest {
 
     @Test
     void everySubcommandAcceptsTheOption() {
-        picocli.CommandLine cli = new picocli.CommandLine(new WeirCommand());
+        picocli.CommandLine cli = WeirCommand.commandLine();
         cli.setErr(new java.io.PrintWriter(new java.io.StringWriter()));
         cli.setOut(new java.io.PrintWriter(new java.io.StringWriter()));
         assertEquals(

@@ -172,7 +172,7 @@ class TxnCommandIT {
     private static Run weir(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        picocli.CommandLine cli = new picocli.CommandLine(new WeirCommand());
+        picocli.CommandLine cli = WeirCommand.commandLine(args);
         cli.setOut(new PrintWriter(out));
         cli.setErr(new PrintWriter(err));
         int code = cli.execute(args);
