@@ -17,6 +17,23 @@ record Origin(String file, int line, int column) {
         return line > 0 ? file + ":" + line + ":" + column : file;
     }
 
+    /**
+     * Where an error of a rule between this value and {@code related} ones is reported: here,
+     * unless this is a file position and one of them came from a {@code --set}, which is then the
+     * change that broke the rule ({@code --set processing.checkpoint.max-concurrent=5} against the
+     * file's {@code retain: 3}).
+     */
+    Origin or(Origin... related) {
+        if (line > 0) {
+            for (Origin other : related) {
+                if (other.line == 0) {
+                    return other;
+                }
+            }
+        }
+        return this;
+    }
+
     ConfigError error(String message) {
         return new ConfigError(file, line, column, message);
     }

@@ -26,7 +26,8 @@ final class ProcessingBinder {
         boolean timeoutValid = !section.errors().grewSince(beforeTimeout);
         Path plugins = path(section, "plugins").orElse(d.plugins());
         int standby = standby(section, d.standby());
-        Optional<CheckpointConfig> checkpoint = checkpoint(section.section("checkpoint"));
+        Section checkpointSection = section.section("checkpoint");
+        Optional<CheckpointConfig> checkpoint = checkpoint(checkpointSection);
         Optional<RestartConfig> restart = restart(section.section("restart"));
         Section stateSection = section.section("state");
         Optional<StateConfig> state = state(stateSection);
@@ -36,7 +37,11 @@ final class ProcessingBinder {
                 && state.get().retain() < checkpoint.get().maxConcurrent()) {
             // A checkpoint in flight reuses the files of the last completed one; up to max-concurrent
             // − 1 others may complete meanwhile, and retention must not drop that base before it ends.
-            Origin at = stateSection.node("retain").map(YamlNode::origin).orElse(section.origin());
+            Origin at = stateSection
+                    .node("retain")
+                    .map(YamlNode::origin)
+                    .orElse(section.origin())
+                    .or(checkpointSection.originOf("max-concurrent"));
             section.error(
                     at,
                     stateSection.path("retain") + " must be at least checkpoint.max-concurrent ("
@@ -46,14 +51,16 @@ final class ProcessingBinder {
         }
         if (standby > 0 && state.isPresent() && state.get().backend() != StateConfig.Backend.ROCKSDB) {
             section.error(
-                    section.originOf("standby"),
+                    section.originOf("standby").or(stateSection.originOf("backend")),
                     section.path("standby") + " needs " + stateSection.path("backend") + ": rocksdb (a warm copy is"
                             + " the task's RocksDB files on this instance's disk; the memory backend keeps none),"
                             + " was " + state.get().backend().name().toLowerCase(java.util.Locale.ROOT));
         }
         if (guarantee == ProcessingConfig.Guarantee.EXACTLY_ONCE && timeoutValid && checkpoint.isPresent()) {
-            Origin at =
-                    section.node("transaction-timeout").map(YamlNode::origin).orElse(section.origin());
+            Origin at = section.node("transaction-timeout")
+                    .map(YamlNode::origin)
+                    .orElse(section.origin())
+                    .or(checkpointSection.originOf("timeout"), checkpointSection.originOf("interval"));
             TransactionTimeoutRule.violation(
                             transactionTimeout,
                             checkpoint.get().interval(),

@@ -1,6 +1,7 @@
 package io.weir.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.List;
@@ -211,5 +212,41 @@ class OverridesTest {
                 .map(ConfigError::toString)
                 .toList();
         assertEquals(true, errors.get(0).startsWith("--set pipeline: pipeline is required"), errors.toString());
+    }
+
+    @Test
+    void aRuleBetweenTwoValuesIsReportedAtTheOverrideThatBrokeIt() {
+        String job = Configs.minimalWith(
+                """
+                processing:
+                  transaction-timeout: 90s
+                  checkpoint: { interval: 1s, timeout: 30s, max-concurrent: 2 }
+                  state: { backend: rocksdb, retain: 3 }
+                """);
+        // The file's value and the override's, each side of each rule.
+        assertStartsWith(
+                "--set processing.checkpoint.max-concurrent: processing.state.retain must be at least",
+                Configs.error(job, "processing.checkpoint.max-concurrent=5"));
+        assertStartsWith(
+                "--set processing.state.retain: processing.state.retain must be at least",
+                Configs.error(job, "processing.state.retain=1"));
+        assertStartsWith(
+                "--set processing.checkpoint.timeout: processing.transaction-timeout must be longer",
+                Configs.error(job, "processing.checkpoint.timeout=100s"));
+        assertStartsWith(
+                "--set processing.checkpoint.interval: processing.transaction-timeout must be longer",
+                Configs.error(job, "processing.checkpoint.interval=40s"));
+        assertStartsWith(
+                "--set processing.state.backend: processing.standby needs processing.state.backend",
+                Configs.error(
+                        job.replace("  state: {", "  standby: 1\n  state: {"), "processing.state.backend=memory"));
+        // Both in the file: at the value the rule is about.
+        assertStartsWith(
+                Configs.FILE + ":9:38: processing.state.retain must be at least",
+                Configs.error(job.replace("retain: 3", "retain: 1")));
+    }
+
+    private static void assertStartsWith(String expected, String error) {
+        assertTrue(error.startsWith(expected), "expected " + expected + "…, was: " + error);
     }
 }
