@@ -135,9 +135,15 @@ final class OperatorChain {
     void fireProcessingTimers() throws Exception {
         long now = env.clock().getAsLong();
         if (now >= nextProcessingTimerCheck) {
-            nextProcessingTimerCheck = now + PROCESSING_TIMER_PERIOD_MS;
-            fireTimers(TimerDomain.PROCESSING_TIME, now);
+            fireDueProcessingTimers();
         }
+    }
+
+    /** Fires the processing-time timers due by the clock now, without waiting for the next check. */
+    void fireDueProcessingTimers() throws Exception {
+        long now = env.clock().getAsLong();
+        nextProcessingTimerCheck = now + PROCESSING_TIMER_PERIOD_MS;
+        fireTimers(TimerDomain.PROCESSING_TIME, now);
     }
 
     private void fireTimers(TimerDomain domain, long upTo) throws Exception {

@@ -1,5 +1,6 @@
 package io.weir.kafka;
 
+import io.weir.dataflow.OperatorOpenException;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.common.errors.FencedInstanceIdException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
@@ -14,14 +15,15 @@ final class Failures {
 
     /**
      * Whether {@code t} (or a cause of it) is beyond a restart: a second member with this
-     * group.instance.id, or missing permissions. A producer fenced by a transaction timeout is not:
+     * group.instance.id, missing permissions, or an operator that cannot open. A producer fenced by a transaction timeout is not:
      * new producers recover from it.
      */
     static boolean isFatal(Throwable t) {
         for (Throwable c = t; c != null; c = c.getCause()) {
             if (c instanceof FencedInstanceIdException
                     || c instanceof TransactionalIdAuthorizationException
-                    || c instanceof GroupAuthorizationException) {
+                    || c instanceof GroupAuthorizationException
+                    || c instanceof OperatorOpenException) {
                 return true;
             }
         }

@@ -2,6 +2,14 @@ package io.weir.operators;
 
 import io.weir.api.Processor;
 import io.weir.dataflow.Operator;
+import io.weir.dataflow.OperatorContext;
+import io.weir.dataflow.OperatorOpenException;
+import io.weir.dataflow.RecordKey;
+import io.weir.element.Header;
+import io.weir.element.InputPartition;
+import io.weir.state.KeyedState;
+import io.weir.state.MemoryStateStore;
+import io.weir.state.Timers;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -112,8 +120,10 @@ public final class Plugins implements Closeable {
 
     /**
      * Makes the operators of a {@code process} step: each call of the supplier makes a new
-     * {@link ProcessOperator} around a new instance of {@code className}. One instance is made here,
-     * so that a class that cannot be used fails the start.
+     * {@link ProcessOperator} around a new instance of {@code className}. One instance is made and
+     * opened here, with the step's settings and state of its own, so that a class that cannot be
+     * used, or refuses its settings, fails the start (and {@code weir validate}) instead of every
+     * task.
      *
      * @param step the step's name in the configuration ({@code pipeline.2.process}): the messages
      *     name it and it keeps the step's state apart from other steps'
@@ -123,8 +133,61 @@ public final class Plugins implements Closeable {
     public Supplier<Operator> processorFactory(String step, String className, Map<String, ?> with) {
         Constructor<? extends Processor> constructor = constructor(step, className);
         Supplier<Processor> processors = () -> instantiate(step, constructor);
-        processors.get();
-        return ProcessOperator.factory(step, processors, with);
+        Supplier<Operator> factory = ProcessOperator.factory(step, processors, with);
+        try {
+            factory.get().open(new ProbeContext(step));
+        } catch (OperatorOpenException e) {
+            throw new PluginException(
+                    step + ": custom operator " + className + " failed to open: " + e.getCause(), e.getCause());
+        }
+        return factory;
+    }
+
+    /** What the instance opened at the start sees: state and timers of its own, no record yet. */
+    private record ProbeContext(String step, KeyedState state) implements OperatorContext {
+        ProbeContext(String step) {
+            this(step, new KeyedState(new MemoryStateStore(step)));
+        }
+
+        @Override
+        public Timers timers() {
+            return state.timers("0");
+        }
+
+        @Override
+        public String taskName() {
+            return step + " (opened at the start, to check it)";
+        }
+
+        @Override
+        public long currentProcessingTime() {
+            return System.currentTimeMillis();
+        }
+
+        @Override
+        public long currentWatermark() {
+            return Long.MIN_VALUE;
+        }
+
+        @Override
+        public InputPartition currentInput() {
+            return null;
+        }
+
+        @Override
+        public long currentOffset() {
+            return -1;
+        }
+
+        @Override
+        public RecordKey currentKey() {
+            return null;
+        }
+
+        @Override
+        public void send(String topic, byte[] key, byte[] value, long timestamp, List<Header> headers) {
+            throw new IllegalStateException("nothing is sent while a custom operator opens");
+        }
     }
 
     private Constructor<? extends Processor> constructor(String step, String className) {

@@ -13,8 +13,10 @@ import io.weir.dataflow.Collector;
 import io.weir.dataflow.Event;
 import io.weir.dataflow.Operator;
 import io.weir.dataflow.OperatorContext;
+import io.weir.dataflow.OperatorOpenException;
 import io.weir.state.Timer;
 import io.weir.state.TimerDomain;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,12 +29,14 @@ import java.util.function.Supplier;
  * share a state), its timers are the operator's own, and the record it sees is a view over the
  * {@link Event} and the task's current input position.
  *
- * <p>Failures: an exception thrown by the processor's {@code process} (or {@code onTimer}) becomes a
- * {@link BadRecordException} "custom operator com.x.Y failed: ...", so the record goes to the
- * dead-letter topic and the task goes on; state changes the processor made before it threw stay.
- * What the rest of the chain throws through {@link Output#emit}, and failures of the state store,
- * are rethrown as they are once the processor returns, even when the processor caught them: they
- * are not the processor's to decide. An exception from {@code open} is fatal and names the class.
+ * <p>What a call of {@code process} or {@code onTimer} emits is passed on to the rest of the chain
+ * when the call returns, so a call that throws emits nothing: an exception thrown by the
+ * processor's {@code process} (or {@code onTimer}) becomes a {@link BadRecordException} "custom
+ * operator com.x.Y failed: ...", the record goes to the dead-letter topic (a timer's failure is
+ * logged) and the task goes on; state changes the processor made before it threw stay. Failures of
+ * the state store are rethrown as they are once the processor returns, even when the processor
+ * caught them: they are not the processor's to decide. An exception from {@code open} is an
+ * {@link OperatorOpenException}, which stops the job.
  */
 public final class ProcessOperator implements Operator {
     private final String step;
@@ -44,6 +48,8 @@ public final class ProcessOperator implements Operator {
     private Event current;
     private long timerTime;
     private RuntimeException passThrough;
+    /** What the current call emitted, passed on when it returns. */
+    private final List<Event> emitted = new ArrayList<>();
 
     /**
      * @param step the step's name in the configuration ({@code pipeline.2.process}); it prefixes the
@@ -70,7 +76,7 @@ public final class ProcessOperator implements Operator {
         try {
             processor.open(new Context());
         } catch (Exception e) {
-            throw new IllegalStateException(
+            throw new OperatorOpenException(
                     step + ": custom operator " + className + " failed to open in task " + context.taskName() + ": "
                             + e,
                     e);
@@ -83,17 +89,15 @@ public final class ProcessOperator implements Operator {
         collector = out;
         try {
             processor.process(new RecordView(event, context), output);
-        } catch (BadRecordException e) {
-            rethrowPassThrough();
-            throw e;
         } catch (Exception e) {
+            emitted.clear();
             rethrowPassThrough();
             throw failed(e);
         } finally {
             current = null;
             collector = null;
         }
-        rethrowPassThrough();
+        passOn(out);
     }
 
     @Override
@@ -102,16 +106,26 @@ public final class ProcessOperator implements Operator {
         timerTime = timer.timestamp();
         try {
             processor.onTimer(new FiredTimer(timer, context), output);
-        } catch (BadRecordException e) {
-            rethrowPassThrough();
-            throw e;
         } catch (Exception e) {
+            emitted.clear();
             rethrowPassThrough();
             throw failed(e);
         } finally {
             collector = null;
         }
-        rethrowPassThrough();
+        passOn(out);
+    }
+
+    /** Passes on what the call that returned emitted (a store failure it caught is rethrown instead). */
+    private void passOn(Collector out) {
+        try {
+            rethrowPassThrough();
+            for (int i = 0; i < emitted.size(); i++) {
+                out.emit(emitted.get(i));
+            }
+        } finally {
+            emitted.clear();
+        }
     }
 
     private BadRecordException failed(Exception e) {
@@ -167,17 +181,15 @@ public final class ProcessOperator implements Operator {
                 throw new IllegalStateException(
                         "emit was called outside process and onTimer: an Output is valid only during the call it was passed to");
             }
-            Object model = JavaValues.toModel(value);
-            Event event = current != null
-                    ? new Event(current.key(), model, timestamp, current.headers())
-                    : new Event(context.currentKey(), model, timestamp, List.of());
-            try {
-                collector.emit(event);
-            } catch (RuntimeException e) {
-                // The rest of the chain refused the record (a dead letter) or failed (a failover).
-                remember(e);
-                throw e;
+            if (timestamp < 0) {
+                throw new IllegalArgumentException("cannot emit a record at timestamp " + timestamp
+                        + ": a timestamp is milliseconds since 1970 and no Kafka record carries one before it");
             }
+            Object model = JavaValues.toModel(value);
+            emitted.add(
+                    current != null
+                            ? new Event(current.key(), model, timestamp, current.headers())
+                            : new Event(context.currentKey(), model, timestamp, List.of()));
         }
     };
 

@@ -112,7 +112,11 @@ public final class LocalRun {
                     throw new IllegalArgumentException(
                             "the job reads no topic " + topic + "; it reads " + String.join(", ", stage.inputTopics()));
                 }
-                now[0] = Math.max(now[0], in.timestamp());
+                if (in.timestamp() > now[0]) {
+                    // Processing time passed before this record arrived: timers due meanwhile fire first.
+                    now[0] = in.timestamp();
+                    task.fireDueProcessingTimers();
+                }
                 long offset = offsets.merge(topic, 1L, Long::sum) - 1;
                 channel.put(new Record(in.key(), in.value(), in.timestamp(), offset, in.headers()));
                 while (!channel.isEmpty()) {
@@ -120,7 +124,8 @@ public final class LocalRun {
                 }
                 task.publishWatermark(); // the next stage's windows close as in a real run
             }
-            task.run(0); // processing-time timers due at the last input's time
+            task.fireDueProcessingTimers(); // due at the last input's time
+            task.run(0);
         }
         return out;
     }

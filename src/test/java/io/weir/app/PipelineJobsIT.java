@@ -271,6 +271,56 @@ class PipelineJobsIT {
         return new ConfigLoader().load(job, Map.of(), overrides(app, extra));
     }
 
+    /**
+     * Opens once, as the start checks it, then fails to open in every task (a resource it needs is
+     * missing where the tasks run, say).
+     */
+    public static final class OpensOnlyOnce implements io.weir.api.Processor {
+        static final java.util.concurrent.atomic.AtomicInteger OPENED = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Override
+        public void open(io.weir.api.ProcessorContext context) {
+            if (OPENED.incrementAndGet() > 1) {
+                throw new IllegalStateException(
+                        "the service behind limit " + context.settings().string("limit", "") + " is not there");
+            }
+        }
+
+        @Override
+        public void process(io.weir.api.Record record, io.weir.api.Output out) {
+            out.emit(record.value());
+        }
+    }
+
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES)
+    void aCustomOperatorThatCannotOpenStopsTheJobWithItsMessage() throws Exception {
+        String app = KafkaFixture.uniqueTopic("unopened");
+        String orders = KafkaFixture.createTopic(app + "-orders", 2);
+        KafkaFixture.produce(List.of(new ProducerRecord<>(orders, "u1", "{\"user\":\"u1\",\"amount\":1}")));
+        Path job = temp.resolve("job.yaml");
+        java.nio.file.Files.writeString(
+                job,
+                "application: " + app + "\n"
+                        + "pipeline:\n"
+                        + "  - source: { topic: " + orders + " }\n"
+                        + "  - process: { class: " + OpensOnlyOnce.class.getName() + ", with: { limit: lots } }\n"
+                        + "  - sink: { topic: " + app + "-out }\n");
+        WeirConfig config = new ConfigLoader().load(job, Map.of(), overrides(app));
+        try (Instance instance = new Instance(Jobs.settings(config), Jobs.clients(config))) {
+            instance.start();
+            // Not failed over again and again: no restart can make the setting right.
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60)).until(instance::stopped);
+            Throwable fatal = instance.awaitTermination();
+            assertTrue(
+                    String.valueOf(fatal)
+                            .contains("pipeline.1.process: custom operator " + OpensOnlyOnce.class.getName()
+                                    + " failed to open"),
+                    String.valueOf(fatal));
+            assertTrue(String.valueOf(fatal).contains("the service behind limit lots"), String.valueOf(fatal));
+        }
+    }
+
     private WeirConfig load(String example, String app, String... extra) throws Exception {
         return new ConfigLoader().load(Path.of("config/examples", example), Map.of(), overrides(app, extra));
     }

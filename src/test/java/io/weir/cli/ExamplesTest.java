@@ -329,6 +329,108 @@ class ExamplesTest {
                 overridden.err());
     }
 
+    /** Refuses a {@code limit} that is no whole number when it opens, as a processor is told to. */
+    public static final class RefusesItsLimit implements io.weir.api.Processor {
+        @Override
+        public void open(io.weir.api.ProcessorContext context) {
+            context.settings().getLong("limit", 0);
+        }
+
+        @Override
+        public void process(io.weir.api.Record record, io.weir.api.Output out) {
+            out.emit(record.value());
+        }
+    }
+
+    @Test
+    void validateExplainAndTestRefuseACustomOperatorsWrongSettingWhereTheStepIs(@TempDir Path dir) throws IOException {
+        Path job = dir.resolve("limit.yaml");
+        Files.writeString(
+                job,
+                """
+                application: limit
+                processing: { plugins: %s }
+                pipeline:
+                  - source: { topic: orders }
+                  - process: { class: %s, with: { limit: lots } }
+                  - sink: { topic: out }
+                """
+                        .formatted(dir.resolve("plugins"), RefusesItsLimit.class.getName()));
+        Path cases = dir.resolve("limit.cases.yaml");
+        Files.writeString(cases, "cases: [ { name: one, input: [ { key: a, value: {} } ], expect: {} } ]\n");
+        for (String command : List.of("validate", "explain", "test")) {
+            Run run = command.equals("test")
+                    ? weir(command, "--config", job.toString(), "--cases", cases.toString())
+                    : weir(command, "--config", job.toString());
+            assertEquals(2, run.exit(), command + ": " + run.out() + run.err());
+            assertTrue(
+                    run.err()
+                            .contains(job + ":5:23: pipeline.1.process: custom operator "
+                                    + RefusesItsLimit.class.getName() + " failed to open: "
+                                    + "java.lang.IllegalArgumentException: setting 'limit' is 'lots', expected a whole"
+                                    + " number"),
+                    command + ": " + run.err());
+        }
+        Run fixed = weir("validate", "--config", job.toString(), "--set", "pipeline.1.process.with.limit=5");
+        assertEquals(0, fixed.exit(), fixed.err());
+    }
+
+    /** Collects each key's records and emits them 300 ms of processing time after the first. */
+    public static final class Batcher implements io.weir.api.Processor {
+        private io.weir.api.ProcessorContext context;
+        private io.weir.api.ListState<Long> seqs;
+
+        @Override
+        public void open(io.weir.api.ProcessorContext context) {
+            this.context = context;
+            seqs = context.listState("seqs", Long.class);
+        }
+
+        @Override
+        public void process(io.weir.api.Record record, io.weir.api.Output out) {
+            if (seqs.get().isEmpty()) {
+                context.timers().registerProcessingTime(context.currentProcessingTime() + 300);
+            }
+            seqs.add(((Number) record.valueAsMap().get("seq")).longValue());
+        }
+
+        @Override
+        public void onTimer(io.weir.api.TimerEvent timer, io.weir.api.Output out) {
+            out.emit(java.util.Map.of("at", timer.timestamp(), "seqs", seqs.get()));
+            seqs.clear();
+        }
+    }
+
+    @Test
+    void weirTestFiresAProcessingTimeTimerBeforeTheRecordThatMovesTheClockPastIt(@TempDir Path dir) throws IOException {
+        // Processing time is the latest input's timestamp: at 1400 the timer due at 1300 had fired
+        // in a real run before the record arrived, so the record opens the next batch.
+        passes(
+                dir,
+                """
+                application: batches
+                pipeline:
+                  - source: { topic: in }
+                  - process: { class: %s }
+                  - sink: { topic: out }
+                """
+                        .formatted(Batcher.class.getName()),
+                """
+                cases:
+                  - name: batches by processing time
+                    input:
+                      - { key: a, value: { seq: 1 }, timestamp: 1000 }
+                      - { key: a, value: { seq: 2 }, timestamp: 1100 }
+                      - { key: a, value: { seq: 3 }, timestamp: 1400 }
+                      - { key: a, value: { seq: 4 }, timestamp: 1500 }
+                      - { key: b, value: { seq: 5 }, timestamp: 1800 }
+                    expect:
+                      out:
+                        - { key: a, value: { at: 1300, seqs: [1, 2] } }
+                        - { key: a, value: { at: 1700, seqs: [3, 4] } }
+                """);
+    }
+
     /** Writes a job and its cases into {@code dir}, runs {@code weir test} and expects one case to pass. */
     @Test
     void aRecordEmittedOnATimerThatALaterStepRefusesIsADeadLetterAsEmitted(@TempDir Path dir) throws IOException {

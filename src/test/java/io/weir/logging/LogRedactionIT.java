@@ -149,7 +149,7 @@ class LogRedactionIT {
     private static String run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cli = new CommandLine(new io.weir.cli.WeirCommand());
+        CommandLine cli = io.weir.cli.WeirCommand.commandLine(args);
         cli.setOut(new PrintWriter(out));
         cli.setErr(new PrintWriter(err));
         int code = cli.execute(args);

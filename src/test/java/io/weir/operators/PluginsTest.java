@@ -116,7 +116,7 @@ class PluginsTest {
     /** Runs {@code weir test} with the plugin jar and expects {@code passed} cases to pass, none to fail. */
     private static void weirTest(String job, String cases, int passed) {
         java.io.StringWriter out = new java.io.StringWriter();
-        picocli.CommandLine cli = new picocli.CommandLine(new io.weir.cli.WeirCommand());
+        picocli.CommandLine cli = io.weir.cli.WeirCommand.commandLine("test");
         cli.setOut(new java.io.PrintWriter(out));
         int exit = cli.execute("test", "--config", job, "--cases", cases, "--set", "processing.plugins=" + plugins);
         assertEquals(0, exit, out.toString());
@@ -173,10 +173,12 @@ class PluginsTest {
 
     @Test
     void aWrongSettingFailsTheStartNamingTheClassAndTheSetting() {
-        Supplier<Operator> factory =
-                Plugins.load(plugins).processorFactory(STEP, "com.example.FraudFlag", Map.of("threshold", "a lot"));
+        Plugins loaded = Plugins.load(plugins);
 
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> new OperatorHarness(factory.get()));
+        // At the start, not in every task: one instance is opened with the step's settings there.
+        Plugins.PluginException e = assertThrows(
+                Plugins.PluginException.class,
+                () -> loaded.processorFactory(STEP, "com.example.FraudFlag", Map.of("threshold", "a lot")));
 
         assertTrue(e.getMessage().contains("custom operator com.example.FraudFlag failed to open"), e.getMessage());
         assertTrue(

@@ -18,6 +18,7 @@ import io.weir.api.Record;
 import io.weir.api.ValueState;
 import io.weir.dataflow.BadRecordException;
 import io.weir.dataflow.Event;
+import io.weir.dataflow.OperatorOpenException;
 import io.weir.dataflow.RecordKey;
 import io.weir.element.Header;
 import io.weir.fixtures.OperatorHarness;
@@ -232,6 +233,70 @@ class ProcessOperatorTest {
     }
 
     @Test
+    void aCallThatThrowsEmitsNothingOfWhatItEmittedBeforeTheThrow() throws Exception {
+        Processor partial = new Processor() {
+            @Override
+            public void process(Record record, Output out) {
+                out.emit("first");
+                if (record.valueAsMap().containsKey("boom")) {
+                    throw new IllegalStateException("boom after an emit");
+                }
+                out.emit("second");
+            }
+
+            @Override
+            public void onTimer(io.weir.api.TimerEvent timer, Output out) {
+                out.emit("from the timer");
+                throw new IllegalStateException("boom on a timer");
+            }
+        };
+        Processor processor = new Processor() {
+            private ProcessorContext context;
+
+            @Override
+            public void open(ProcessorContext context) {
+                this.context = context;
+            }
+
+            @Override
+            public void process(Record record, Output out) throws Exception {
+                context.timers().registerEventTime(100);
+                partial.process(record, out);
+            }
+
+            @Override
+            public void onTimer(io.weir.api.TimerEvent timer, Output out) throws Exception {
+                partial.onTimer(timer, out);
+            }
+        };
+        OperatorHarness harness = harness(processor, null);
+        harness.json("k", "{}");
+        assertEquals(
+                List.of("first", "second"),
+                harness.emitted.stream().map(Event::value).toList());
+
+        assertThrows(BadRecordException.class, () -> harness.json("k", "{\"boom\":1}"));
+        assertThrows(BadRecordException.class, () -> harness.advanceWatermark(100));
+
+        // The failed record went to the dead letters alone; the timer's output is lost.
+        assertEquals(
+                List.of("first", "second"),
+                harness.emitted.stream().map(Event::value).toList());
+        harness.json("k", "{}");
+        assertEquals(4, harness.emitted.size(), "the next call emits as before");
+    }
+
+    @Test
+    void aTimestampBefore1970IsTheProcessorsFailure() {
+        OperatorHarness harness = harness((record, out) -> out.emit("x", -5), null);
+
+        BadRecordException e = assertThrows(BadRecordException.class, () -> harness.json("k", "{}"));
+
+        assertTrue(e.getMessage().contains("cannot emit a record at timestamp -5"), e.getMessage());
+        assertEquals(List.of(), harness.emitted);
+    }
+
+    @Test
     void whatTheRestOfTheChainThrowsIsRethrownAsItIsEvenWhenTheProcessorCatchesIt() {
         RuntimeException downstream = new IllegalStateException("the sink failed");
         ProcessOperator operator = new ProcessOperator(
@@ -280,7 +345,7 @@ class ProcessOperatorTest {
             public void process(Record record, Output out) {}
         };
 
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> harness(twice, null));
+        OperatorOpenException e = assertThrows(OperatorOpenException.class, () -> harness(twice, null));
 
         assertTrue(
                 e.getMessage()

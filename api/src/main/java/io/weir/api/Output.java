@@ -19,6 +19,9 @@ public interface Output {
     /** Emits {@code value} with the timestamp of the record being processed (of the timer, in onTimer). */
     void emit(Object value);
 
-    /** Emits {@code value} with {@code timestamp} (milliseconds since the epoch). */
+    /**
+     * Emits {@code value} with {@code timestamp} (milliseconds since the epoch; a negative one is
+     * refused with an {@link IllegalArgumentException}, as no Kafka record can carry it).
+     */
     void emit(Object value, long timestamp);
 }

@@ -15,14 +15,18 @@ package io.weir.api;
  * in that state (it is checkpointed with the task, exactly once); fields of the instance are lost on
  * every restart, rebalance and failover.
  *
- * <p>An exception thrown by {@link #process} sends the record to the job's dead-letter topic and
- * processing goes on with the next record. State changes made before the throw stay, so check a
- * record completely before changing state. An exception thrown by {@link #open} stops the job.
+ * <p>What a call of {@link #process} or {@link #onTimer} emits goes on to the next step when the
+ * call returns. An exception thrown by {@link #process} sends the record to the job's dead-letter
+ * topic, drops what the call emitted, and processing goes on with the next record. State changes
+ * made before the throw stay, so check a record completely before changing state. An exception
+ * thrown by {@link #open} stops the job.
  */
 public interface Processor {
     /**
      * Called once before the first record: keep the context, create the state handles, read the
-     * settings (and refuse wrong ones by throwing, which stops the job with that message).
+     * settings (and refuse wrong ones by throwing, which stops the job with that message). The
+     * runtime also opens one instance at the start to check the step, with state of its own that
+     * it then throws away, so keep this to settings and state handles.
      */
     default void open(ProcessorContext context) throws Exception {}
 
