@@ -334,6 +334,13 @@ public final class CheckpointCoordinator {
 
     private void expire(long id) {
         Pending p = pending.get(id);
+        if (p != null && p.committing) {
+            // Its commit is on its way: its outcome decides. Failed here, a checkpoint whose
+            // transaction then committed was reported failed and cost a failover; a commit that
+            // hangs ends with the producer's own timeout (max.block.ms), as COMMIT_FAILED.
+            LOG.debug("checkpoint {} reached its timeout while committing; waiting for the commit", id);
+            return;
+        }
         if (p != null && !stopped) {
             fail(
                     id,

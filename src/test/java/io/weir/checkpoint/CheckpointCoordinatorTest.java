@@ -400,6 +400,27 @@ class CheckpointCoordinatorTest {
     }
 
     @Test
+    void aTimeoutWhileTheCommitIsOnItsWayLeavesTheOutcomeToTheCommit() {
+        start(1, Duration.ZERO);
+        tick();
+        injected(1);
+        ackAll(1);
+        uploads.runAll();
+        loop.runAll();
+        assertEquals(1, committer.queued(), "the commit is submitted; the committer has not run it yet");
+
+        loop.advance(TIMEOUT);
+
+        // A slow commit (a loaded broker) is no timeout: it may well commit, and then the
+        // checkpoint is complete — reported failed, it also failed the execution over for nothing.
+        assertEquals(List.of(), listener.failures());
+        settle();
+        assertEquals(List.of(1L), io.committedIds());
+        assertEquals(List.of(1L), listener.completedIds());
+        assertEquals(List.of(), listener.failures());
+    }
+
+    @Test
     void anUploadFailureFailsTheCheckpointOnceAndNothingCommitsAfterwards() {
         start(2, Duration.ZERO);
         tick();
