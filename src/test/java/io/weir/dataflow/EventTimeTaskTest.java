@@ -1,6 +1,7 @@
 package io.weir.dataflow;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.weir.element.Barrier;
 import io.weir.element.Record;
@@ -50,6 +51,49 @@ class EventTimeTaskTest {
                 new Watermarks(null, 100, idleAfter, false, null));
         TaskEnvironment env = new TaskEnvironment(true, outputs, acks, clock, new Counters());
         return new Task(stage, 0, channels, new KeyedState(store), env, firstEpoch);
+    }
+
+    @Test
+    void aSlowInputMovesTheWatermarkDownstreamEveryFewHundredMillisecondsNotAfterEveryRecord() throws Exception {
+        // A first stage feeding a key-by: its watermark goes into every partition of the
+        // repartition topic as a marker record.
+        Stage stage = new Stage(
+                "w",
+                List.of("in"),
+                Codecs.STRING,
+                Codecs.JSON,
+                List.of(new ChainedOperator(
+                        "pipeline.1.sink", () -> new Sink("w-repartition-1", Codecs.STRING, Codecs.JSON, null))),
+                "dlq",
+                true,
+                new Watermarks(null, 100, 0, false, "w-repartition-1"));
+        TaskEnvironment env = new TaskEnvironment(true, outputs, acks, clock, new Counters());
+        Channel in = new Channel(0, "in-0", 1_000);
+        Task task = new Task(stage, 0, List.of(in), new KeyedState(new MemoryStateStore("w-0")), env, 1);
+
+        // One record every 10 ms for 2 s, the worker finding nothing between two: each moves the
+        // watermark.
+        for (int i = 0; i < 200; i++) {
+            in.put(record(i, 1_000 + 10L * i));
+            task.run(100);
+            task.run(100);
+            clock.advance(java.time.Duration.ofMillis(10));
+        }
+
+        List<String> marked = outputs.log().stream()
+                .filter(e -> e.key() == null && e.header(Task.MARKER) != null)
+                .map(e -> e.header(Task.MARKER))
+                .toList();
+        assertEquals(200, count("w-repartition-1") - marked.size(), "the records");
+        assertTrue(marked.size() >= 5 && marked.size() <= 11, "markers every 200 ms of 2 s: " + marked);
+        // None is lost: the next run that finds nothing once 200 ms passed writes the last watermark.
+        clock.advance(java.time.Duration.ofMillis(200));
+        task.run(100);
+        List<String> after = outputs.log().stream()
+                .filter(e -> e.key() == null && e.header(Task.MARKER) != null)
+                .map(e -> e.header(Task.MARKER))
+                .toList();
+        assertEquals(Long.toString(1_000 + 10L * 199 - 100), after.get(after.size() - 1));
     }
 
     private static Record record(long offset, long ts) {
