@@ -96,12 +96,18 @@ public final class WeirCommand implements Runnable {
         });
     }
 
-    /** The subcommand {@code args} name: their first word that is not an option or its value, if known. */
+    /**
+     * The subcommand {@code args} name: their first word that is not an option or its value, if
+     * known; none when help or the version is asked for before it ({@code weir --help run} lists
+     * every command).
+     */
     static String subcommandNamed(String... args) {
         for (int i = 0; i < args.length; i++) {
             String word = args[i];
             if (word.equals("--log-format")) {
                 i++; // its value
+            } else if (word.startsWith("-") && !word.startsWith("--log-format=")) {
+                return null;
             } else if (!word.startsWith("-")) {
                 return SUBCOMMANDS.containsKey(word) ? word : null;
             }

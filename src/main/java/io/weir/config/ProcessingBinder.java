@@ -41,7 +41,7 @@ final class ProcessingBinder {
                     .node("retain")
                     .map(YamlNode::origin)
                     .orElse(section.origin())
-                    .or(checkpointSection.originOf("max-concurrent"));
+                    .or(given(checkpointSection, "max-concurrent"));
             section.error(
                     at,
                     stateSection.path("retain") + " must be at least checkpoint.max-concurrent ("
@@ -51,7 +51,7 @@ final class ProcessingBinder {
         }
         if (standby > 0 && state.isPresent() && state.get().backend() != StateConfig.Backend.ROCKSDB) {
             section.error(
-                    section.originOf("standby").or(stateSection.originOf("backend")),
+                    section.originOf("standby").or(given(stateSection, "backend")),
                     section.path("standby") + " needs " + stateSection.path("backend") + ": rocksdb (a warm copy is"
                             + " the task's RocksDB files on this instance's disk; the memory backend keeps none),"
                             + " was " + state.get().backend().name().toLowerCase(java.util.Locale.ROOT));
@@ -60,7 +60,7 @@ final class ProcessingBinder {
             Origin at = section.node("transaction-timeout")
                     .map(YamlNode::origin)
                     .orElse(section.origin())
-                    .or(checkpointSection.originOf("timeout"), checkpointSection.originOf("interval"));
+                    .or(given(checkpointSection, "timeout", "interval"));
             TransactionTimeoutRule.violation(
                             transactionTimeout,
                             checkpoint.get().interval(),
@@ -80,6 +80,15 @@ final class ProcessingBinder {
                         state.orElseThrow(),
                         plugins,
                         standby));
+    }
+
+    /** The positions of those of {@code keys} that {@code section} gives (a default has none). */
+    private static Origin[] given(Section section, String... keys) {
+        return java.util.Arrays.stream(keys)
+                .map(section::node)
+                .flatMap(Optional::stream)
+                .map(YamlNode::origin)
+                .toArray(Origin[]::new);
     }
 
     /** Warm copies kept of each task on other instances: a whole number, or true (1) / false (0). */

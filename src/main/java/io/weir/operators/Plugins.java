@@ -156,7 +156,7 @@ public final class Plugins implements Closeable {
 
         @Override
         public String taskName() {
-            return step + " (opened at the start, to check it)";
+            return step + "-check-0"; // <stage>-<partition>, as ProcessorContext documents
         }
 
         @Override

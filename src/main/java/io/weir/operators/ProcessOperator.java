@@ -48,8 +48,10 @@ public final class ProcessOperator implements Operator {
     private Event current;
     private long timerTime;
     private RuntimeException passThrough;
+    /** Beyond this many records emitted by one call, the buffer is let go afterwards. */
+    private static final int KEPT_CAPACITY = 1024;
     /** What the current call emitted, passed on when it returns. */
-    private final List<Event> emitted = new ArrayList<>();
+    private List<Event> emitted = new ArrayList<>();
 
     /**
      * @param step the step's name in the configuration ({@code pipeline.2.process}); it prefixes the
@@ -75,7 +77,7 @@ public final class ProcessOperator implements Operator {
         this.context = context;
         try {
             processor.open(new Context());
-        } catch (Exception e) {
+        } catch (Exception | LinkageError e) { // a class its jar lacks, too
             throw new OperatorOpenException(
                     step + ": custom operator " + className + " failed to open in task " + context.taskName() + ": "
                             + e,
@@ -124,7 +126,11 @@ public final class ProcessOperator implements Operator {
                 out.emit(emitted.get(i));
             }
         } finally {
-            emitted.clear();
+            if (emitted.size() > KEPT_CAPACITY) {
+                emitted = new ArrayList<>(); // a call that emitted many does not keep the array
+            } else {
+                emitted.clear();
+            }
         }
     }
 
@@ -172,18 +178,23 @@ public final class ProcessOperator implements Operator {
     private final Output output = new Output() {
         @Override
         public void emit(Object value) {
-            emit(value, current != null ? current.timestamp() : timerTime);
+            add(value, current != null ? current.timestamp() : timerTime);
         }
 
         @Override
         public void emit(Object value, long timestamp) {
-            if (collector == null) {
-                throw new IllegalStateException(
-                        "emit was called outside process and onTimer: an Output is valid only during the call it was passed to");
-            }
             if (timestamp < 0) {
                 throw new IllegalArgumentException("cannot emit a record at timestamp " + timestamp
                         + ": a timestamp is milliseconds since 1970 and no Kafka record carries one before it");
+            }
+            add(value, timestamp);
+        }
+
+        /** Holds the record until the call returns; with the record's own time, as it came. */
+        private void add(Object value, long timestamp) {
+            if (collector == null) {
+                throw new IllegalStateException(
+                        "emit was called outside process and onTimer: an Output is valid only during the call it was passed to");
             }
             Object model = JavaValues.toModel(value);
             emitted.add(

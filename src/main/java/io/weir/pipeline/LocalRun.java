@@ -112,11 +112,10 @@ public final class LocalRun {
                     throw new IllegalArgumentException(
                             "the job reads no topic " + topic + "; it reads " + String.join(", ", stage.inputTopics()));
                 }
-                if (in.timestamp() > now[0]) {
-                    // Processing time passed before this record arrived: timers due meanwhile fire first.
-                    now[0] = in.timestamp();
-                    task.fireDueProcessingTimers();
-                }
+                // Processing time is this record's arrival: timers due by then fire before it, also one
+                // the record before set for that same moment.
+                now[0] = Math.max(now[0], in.timestamp());
+                task.fireDueProcessingTimers();
                 long offset = offsets.merge(topic, 1L, Long::sum) - 1;
                 channel.put(new Record(in.key(), in.value(), in.timestamp(), offset, in.headers()));
                 while (!channel.isEmpty()) {

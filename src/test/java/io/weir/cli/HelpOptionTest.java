@@ -48,6 +48,10 @@ class HelpOptionTest {
                         .getSubcommands()
                         .keySet());
         assertEquals(11, WeirCommand.commandLine("help", "run").getSubcommands().size());
+        assertEquals(
+                11, WeirCommand.commandLine("--help", "run").getSubcommands().size());
+        assertEquals(
+                11, WeirCommand.commandLine("-h", "validate").getSubcommands().size());
         assertEquals(11, WeirCommand.commandLine("--version").getSubcommands().size());
         assertEquals(11, WeirCommand.commandLine("nope").getSubcommands().size());
     }

@@ -240,6 +240,12 @@ class OverridesTest {
                 "--set processing.state.backend: processing.standby needs processing.state.backend",
                 Configs.error(
                         job.replace("  state: {", "  standby: 1\n  state: {"), "processing.state.backend=memory"));
+        // An override of a value the rule does not read leaves the error at the file's value,
+        // also when the other value of the rule is a default.
+        String retainOnly = Configs.minimalWith("processing: { state: { retain: 1 } }\n");
+        assertStartsWith(
+                Configs.FILE + ":6:32: processing.state.retain must be at least",
+                Configs.error(retainOnly, "processing.checkpoint.interval=2s"));
         // Both in the file: at the value the rule is about.
         assertStartsWith(
                 Configs.FILE + ":9:38: processing.state.retain must be at least",

@@ -287,17 +287,41 @@ class ProcessOperatorTest {
     }
 
     @Test
-    void aTimestampBefore1970IsTheProcessorsFailure() {
+    void aTimestampBefore1970IsTheProcessorsFailureButARecordsOwnGoesOnAsItCame() throws Exception {
         OperatorHarness harness = harness((record, out) -> out.emit("x", -5), null);
 
         BadRecordException e = assertThrows(BadRecordException.class, () -> harness.json("k", "{}"));
 
         assertTrue(e.getMessage().contains("cannot emit a record at timestamp -5"), e.getMessage());
         assertEquals(List.of(), harness.emitted);
+        // A Kafka record without a timestamp (-1) emitted with its own time goes on as the rest of
+        // the pipeline passes it.
+        OperatorHarness passThrough = harness((record, out) -> out.emit(record.value()), null);
+        assertEquals(-1, passThrough.process("k", "v", -1).timestamp());
     }
 
     @Test
-    void whatTheRestOfTheChainThrowsIsRethrownAsItIsEvenWhenTheProcessorCatchesIt() {
+    void aClassMissingWhenTheProcessorOpensIsAnOpenFailure() {
+        Processor missing = new Processor() {
+            @Override
+            public void open(ProcessorContext context) {
+                throw new NoClassDefFoundError("com/acme/Gone");
+            }
+
+            @Override
+            public void process(Record record, Output out) {}
+        };
+
+        OperatorOpenException e = assertThrows(OperatorOpenException.class, () -> harness(missing, null));
+
+        assertTrue(e.getMessage().contains("failed to open"), e.getMessage());
+        assertTrue(e.getCause() instanceof NoClassDefFoundError, String.valueOf(e.getCause()));
+    }
+
+    @Test
+    void whatTheRestOfTheChainThrowsReachesTheTaskAsItIsOutOfTheProcessorsReach() {
+        // Emitted records go on after the processor returned, so even one that catches everything
+        // never sees (or swallows) what a later step throws.
         RuntimeException downstream = new IllegalStateException("the sink failed");
         ProcessOperator operator = new ProcessOperator(
                 STEP,
