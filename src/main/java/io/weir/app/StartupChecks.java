@@ -113,8 +113,12 @@ final class StartupChecks {
                     // time-based retention would delete those older than it minutes after they were
                     // written. Repartition topics are purged up to what every checkpoint has consumed
                     // instead: a job stopped for a week must still find what it had not read yet. A
-                    // topic that exists keeps its own settings.
-                    topics.ensure(out.name(), count, Map.of("retention.ms", "-1"));
+                    // topic that exists keeps its own settings. A purge frees only whole segments, so a
+                    // repartition topic rolls them every 50 MiB or 10 minutes (as Kafka Streams' do).
+                    topics.ensure(
+                            out.name(),
+                            count,
+                            out.repartition() ? Topics.REPARTITION_CONFIG : Map.of("retention.ms", "-1"));
                 }
                 allInputs = new HashMap<>(inputs);
                 for (Stage stage :

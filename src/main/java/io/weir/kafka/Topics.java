@@ -28,6 +28,14 @@ import org.slf4j.LoggerFactory;
  * Each refusal becomes a {@link StartupException} that says what was asked and what the broker said.
  */
 public final class Topics {
+    /**
+     * A repartition topic Weir creates: kept for good (a purge deletes what every checkpoint read,
+     * `RepartitionPurge`), in segments of 50 MiB or 10 minutes, since deleting records frees disk
+     * only once their segment rolled (the broker's default is 1 GiB a segment, per partition).
+     */
+    public static final Map<String, String> REPARTITION_CONFIG =
+            Map.of("retention.ms", "-1", "segment.bytes", Integer.toString(50 << 20), "segment.ms", "600000");
+
     private static final Logger LOG = LoggerFactory.getLogger(Topics.class);
     private static final long ADMIN_TIMEOUT_S = 60;
     /** While waiting for the broker at start, how long one attempt waits for an answer. */

@@ -192,6 +192,17 @@ class PipelineJobsIT {
                         .get(app + "-repartition-1")
                         .partitions()
                         .size());
+        // Purged up to what every checkpoint read, it frees disk by segment: small ones.
+        var repartition = new org.apache.kafka.common.config.ConfigResource(
+                org.apache.kafka.common.config.ConfigResource.Type.TOPIC, app + "-repartition-1");
+        var settings = KafkaFixture.admin()
+                .describeConfigs(List.of(repartition))
+                .all()
+                .get()
+                .get(repartition);
+        assertEquals("52428800", settings.get("segment.bytes").value());
+        assertEquals("600000", settings.get("segment.ms").value());
+        assertEquals("-1", settings.get("retention.ms").value());
         Map<String, JsonNode> last = new java.util.HashMap<>();
         List<ConsumerRecord<String, String>> out = KafkaFixture.readAllCommitted(app + "-totals");
         assertEquals(300, out.size());
