@@ -298,35 +298,42 @@ class ExamplesTest {
             assertEquals(2, run.exit(), command);
         }
         // A custom operator's class is looked for in the plugins by all three, as by a run.
-        Path missing = dir.resolve("missing.yaml");
-        Files.writeString(
-                missing,
-                """
-                application: missing
-                processing: { plugins: %s }
-                pipeline:
-                  - source: { topic: orders }
-                  - process: { class: com.acme.Nope }
-                  - sink: { topic: out }
-                """
-                        .formatted(dir.resolve("plugins")));
-        Path cases = dir.resolve("missing.cases.yaml");
-        Files.writeString(cases, "cases: [ { name: one, input: [ { key: a, value: {} } ], expect: {} } ]\n");
-        for (String command : List.of("validate", "explain", "test")) {
-            Run run = command.equals("test")
-                    ? weir(command, "--config", missing.toString(), "--cases", cases.toString())
-                    : weir(command, "--config", missing.toString());
-            assertEquals(2, run.exit(), command + ": " + run.out() + run.err());
-            // At the file, line and column of the class name, like every other configuration error.
-            assertTrue(
-                    run.err().contains(missing + ":5:23: pipeline.1.process: class com.acme.Nope not found"),
-                    command + ": " + run.err());
-        }
+        // At the file, line and column of the class name, like every other configuration error.
+        Path missing = refusedAlike(dir, "com.acme.Nope", ":5:23: pipeline.1.process: class com.acme.Nope not found");
         Run overridden = weir("validate", "--config", missing.toString(), "--set", "pipeline.1.process.class=a.B");
         assertEquals(2, overridden.exit(), overridden.err());
         assertTrue(
                 overridden.err().contains("--set pipeline.1.process.class: pipeline.1.process: class a.B not found"),
                 overridden.err());
+    }
+
+    /**
+     * Writes a job whose process step is {@code process} (the class and what follows it), and
+     * expects validate, explain and test to refuse it with {@code error} after the job file's name.
+     */
+    private static Path refusedAlike(Path dir, String process, String error) throws IOException {
+        Path job = Files.writeString(
+                dir.resolve("refused-" + Integer.toHexString(process.hashCode()) + ".yaml"),
+                """
+                application: refused
+                processing: { plugins: %s }
+                pipeline:
+                  - source: { topic: orders }
+                  - process: { class: %s }
+                  - sink: { topic: out }
+                """
+                        .formatted(dir.resolve("plugins"), process));
+        Path cases = Files.writeString(
+                dir.resolve("refused.cases.yaml"),
+                "cases: [ { name: one, input: [ { key: a, value: {} } ], expect: {} } ]\n");
+        for (String command : List.of("validate", "explain", "test")) {
+            Run run = command.equals("test")
+                    ? weir(command, "--config", job.toString(), "--cases", cases.toString())
+                    : weir(command, "--config", job.toString());
+            assertEquals(2, run.exit(), command + ": " + run.out() + run.err());
+            assertTrue(run.err().contains(job + error), command + ": " + run.err());
+        }
+        return job;
     }
 
     /** Refuses a {@code limit} that is no whole number when it opens, as a processor is told to. */
@@ -344,33 +351,11 @@ class ExamplesTest {
 
     @Test
     void validateExplainAndTestRefuseACustomOperatorsWrongSettingWhereTheStepIs(@TempDir Path dir) throws IOException {
-        Path job = dir.resolve("limit.yaml");
-        Files.writeString(
-                job,
-                """
-                application: limit
-                processing: { plugins: %s }
-                pipeline:
-                  - source: { topic: orders }
-                  - process: { class: %s, with: { limit: lots } }
-                  - sink: { topic: out }
-                """
-                        .formatted(dir.resolve("plugins"), RefusesItsLimit.class.getName()));
-        Path cases = dir.resolve("limit.cases.yaml");
-        Files.writeString(cases, "cases: [ { name: one, input: [ { key: a, value: {} } ], expect: {} } ]\n");
-        for (String command : List.of("validate", "explain", "test")) {
-            Run run = command.equals("test")
-                    ? weir(command, "--config", job.toString(), "--cases", cases.toString())
-                    : weir(command, "--config", job.toString());
-            assertEquals(2, run.exit(), command + ": " + run.out() + run.err());
-            assertTrue(
-                    run.err()
-                            .contains(job + ":5:23: pipeline.1.process: custom operator "
-                                    + RefusesItsLimit.class.getName() + " failed to open: "
-                                    + "java.lang.IllegalArgumentException: setting 'limit' is 'lots', expected a whole"
-                                    + " number"),
-                    command + ": " + run.err());
-        }
+        Path job = refusedAlike(
+                dir,
+                RefusesItsLimit.class.getName() + ", with: { limit: lots }",
+                ":5:23: pipeline.1.process: custom operator " + RefusesItsLimit.class.getName() + " failed to open: "
+                        + "java.lang.IllegalArgumentException: setting 'limit' is 'lots', expected a whole number");
         Run fixed = weir("validate", "--config", job.toString(), "--set", "pipeline.1.process.with.limit=5");
         assertEquals(0, fixed.exit(), fixed.err());
     }
