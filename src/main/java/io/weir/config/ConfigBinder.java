@@ -25,7 +25,8 @@ final class ConfigBinder {
     private final Supplier<String> hostName;
 
     /** A property producers are given, with the full path messages name it by. */
-    private record ProducerSetting(String path, Section.StringEntry entry) {}
+    /** A client property as given, with its path in the file ({@code kafka.consumer.acks}). */
+    private record ClientSetting(String path, Section.StringEntry entry) {}
 
     ConfigBinder(Supplier<String> hostName) {
         this.hostName = hostName;
@@ -118,11 +119,12 @@ final class ConfigBinder {
                     section.originOf("bootstrap"),
                     section.path("bootstrap") + " must be a " + "comma-separated list of host:port, was " + bootstrap);
         }
-        Map<String, ProducerSetting> effectiveProducer = new LinkedHashMap<>();
-        Map<String, String> properties = properties(section, "properties", effectiveProducer);
-        Map<String, String> consumer = properties(section, "consumer", new LinkedHashMap<>());
-        Map<String, String> producer = properties(section, "producer", effectiveProducer);
-        Map<String, String> admin = properties(section, "admin", new LinkedHashMap<>());
+        Map<String, ClientSetting> effectiveProducer = new LinkedHashMap<>();
+        Map<String, ClientSetting> effectiveConsumer = new LinkedHashMap<>();
+        Map<String, String> properties = properties(section, "properties", effectiveProducer, effectiveConsumer);
+        Map<String, String> consumer = properties(section, "consumer", new LinkedHashMap<>(), effectiveConsumer);
+        Map<String, String> producer = properties(section, "producer", effectiveProducer, new LinkedHashMap<>());
+        Map<String, String> admin = properties(section, "admin", new LinkedHashMap<>(), new LinkedHashMap<>());
         int replication = section.integer("replication-factor", KafkaConfig.BROKER_DEFAULT, 1, Short.MAX_VALUE);
         section.rejectUnknownKeys();
         if (guarantee.orElse(null) == ProcessingConfig.Guarantee.EXACTLY_ONCE) {
@@ -131,8 +133,41 @@ final class ConfigBinder {
                     .ifPresent(
                             problem -> section.error(setting.entry().valueOrigin(), setting.path() + " " + problem)));
         }
+        heartbeatBelowSessionTimeout(section, effectiveConsumer);
         return section.build(
                 mark, () -> new KafkaConfig(bootstrap, properties, consumer, producer, admin, replication));
+    }
+
+    /**
+     * The source consumer's heartbeat interval must be below its session timeout (the client
+     * refuses to start otherwise), with Weir's defaults for the one not given.
+     */
+    private static void heartbeatBelowSessionTimeout(Section section, Map<String, ClientSetting> consumer) {
+        ClientSetting heartbeat = consumer.get("heartbeat.interval.ms");
+        ClientSetting session = consumer.get("session.timeout.ms");
+        if (heartbeat == null && session == null) {
+            return;
+        }
+        long interval;
+        long timeout;
+        try {
+            interval = heartbeat == null
+                    ? KafkaConfig.SOURCE_HEARTBEAT_INTERVAL_MS
+                    : Long.parseLong(heartbeat.entry().value().strip());
+            timeout = session == null
+                    ? KafkaConfig.SOURCE_SESSION_TIMEOUT_MS
+                    : Long.parseLong(session.entry().value().strip());
+        } catch (NumberFormatException e) {
+            return; // reported as a value the client would refuse
+        }
+        if (interval >= timeout) {
+            ClientSetting at = heartbeat != null ? heartbeat : session;
+            section.error(
+                    at.entry().valueOrigin(),
+                    at.path() + " must keep heartbeat.interval.ms (" + interval + ") below session.timeout.ms ("
+                            + timeout + "), which the consumer needs: it sends several heartbeats per session"
+                            + " timeout");
+        }
     }
 
     /**
@@ -140,7 +175,10 @@ final class ConfigBinder {
      * producer gets are put into {@code producerView}, later maps replacing earlier ones.
      */
     private static Map<String, String> properties(
-            Section section, String key, Map<String, ProducerSetting> producerView) {
+            Section section,
+            String key,
+            Map<String, ClientSetting> producerView,
+            Map<String, ClientSetting> consumerView) {
         List<Section.StringEntry> entries = section.stringEntries(key);
         Map<String, String> properties = new LinkedHashMap<>();
         for (Section.StringEntry entry : entries) {
@@ -157,8 +195,9 @@ final class ConfigBinder {
                                 + (Secrets.isSecret(entry.key())
                                         ? why.replace(entry.value().strip(), Secrets.MASK)
                                         : why)));
-                if (problem.isEmpty() && !key.equals("consumer") && !key.equals("admin")) {
-                    producerView.put(entry.key(), new ProducerSetting(path, entry));
+                if (problem.isEmpty()) {
+                    producerView.put(entry.key(), new ClientSetting(path, entry));
+                    consumerView.put(entry.key(), new ClientSetting(path, entry));
                 }
             }
             properties.put(entry.key(), entry.value());

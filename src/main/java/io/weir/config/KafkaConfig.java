@@ -24,6 +24,10 @@ public record KafkaConfig(
 
     public static final String DEFAULT_BOOTSTRAP = "localhost:9092";
     public static final int BROKER_DEFAULT = -1;
+    /** The source consumer's session timeout unless {@code kafka.consumer} gives one (Kafka's is 45 s). */
+    public static final int SOURCE_SESSION_TIMEOUT_MS = 30_000;
+    /** How often the source consumer heartbeats unless {@code kafka.consumer} says (Kafka's: 3 s). */
+    public static final int SOURCE_HEARTBEAT_INTERVAL_MS = 200;
 
     /** Bootstrap servers and client properties; topics get the broker's replication factor. */
     public KafkaConfig(

@@ -1,5 +1,6 @@
 package io.weir.kafka;
 
+import io.weir.config.KafkaConfig;
 import io.weir.logging.Secrets;
 import java.io.InterruptedIOException;
 import java.time.Duration;
@@ -77,7 +78,7 @@ public final class KafkaClients {
     static final int SOURCE_FETCH_MAX_WAIT_MS = 50;
 
     /** How often the source consumer heartbeats (Kafka's default: 3 s). */
-    static final int SOURCE_HEARTBEAT_INTERVAL_MS = 200;
+    static final int SOURCE_HEARTBEAT_INTERVAL_MS = KafkaConfig.SOURCE_HEARTBEAT_INTERVAL_MS;
 
     /** The source consumer: a group member with static membership, reading committed data only. */
     public KafkaConsumer<byte[], byte[]> sourceConsumer(
@@ -94,9 +95,10 @@ public final class KafkaClients {
                 "consumer", () -> new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer()));
     }
 
-    /** How often the source consumer heartbeats: {@code kafka.consumer.heartbeat.interval.ms}, else 200 ms. */
+    /** How often the source consumer heartbeats: {@code heartbeat.interval.ms} of kafka.consumer or kafka.properties, else 200 ms. */
     public Duration sourceHeartbeatInterval() {
-        String set = consumer.get(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG);
+        String set = consumer.getOrDefault(
+                ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, common.get(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG));
         try {
             return Duration.ofMillis(set == null ? SOURCE_HEARTBEAT_INTERVAL_MS : Long.parseLong(set.strip()));
         } catch (NumberFormatException e) {
@@ -114,7 +116,8 @@ public final class KafkaClients {
             RebalanceHold hold) {
         Map<String, Object> p = base(consumer);
         p.putIfAbsent(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "2000");
-        p.putIfAbsent(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "30000");
+        p.putIfAbsent(
+                ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, Integer.toString(KafkaConfig.SOURCE_SESSION_TIMEOUT_MS));
         // A cooperative move takes two rebalances, and the members that revoked nothing learn of the
         // second from a heartbeat: heartbeat often, so the second round starts within a fifth of a
         // second, not three (a heartbeat is a small request the coordinator answers from memory).

@@ -47,6 +47,31 @@ class KafkaPropertiesTest {
     }
 
     @Test
+    void theConsumersHeartbeatMustStayBelowItsSessionTimeoutWhereverEachIsSet() {
+        assertEquals(
+                List.of("config/job.yaml:6:45: kafka.consumer.heartbeat.interval.ms must keep heartbeat.interval.ms"
+                        + " (40000) below session.timeout.ms (30000), which the consumer needs: it sends several"
+                        + " heartbeats per session timeout"),
+                errors("kafka: { consumer: { heartbeat.interval.ms: 40000 } }\n"));
+        assertEquals(
+                List.of("config/job.yaml:6:42: kafka.consumer.session.timeout.ms must keep heartbeat.interval.ms"
+                        + " (200) below session.timeout.ms (150), which the consumer needs: it sends several"
+                        + " heartbeats per session timeout"),
+                errors("kafka: { consumer: { session.timeout.ms: 150 } }\n"));
+        assertEquals(
+                List.of("config/job.yaml:6:47: kafka.properties.heartbeat.interval.ms must keep"
+                        + " heartbeat.interval.ms (5000) below session.timeout.ms (3000), which the consumer needs:"
+                        + " it sends several heartbeats per session timeout"),
+                errors(
+                        "kafka: { properties: { heartbeat.interval.ms: 5000 }, consumer: { session.timeout.ms: 3000 } }\n"));
+        Configs.load(Configs.minimalWith(
+                "kafka: { properties: { heartbeat.interval.ms: 5000 }, consumer: { heartbeat.interval.ms: 1000,"
+                        + " session.timeout.ms: 3000 } }\n"));
+        Configs.load(Configs.minimalWith(
+                "kafka: { consumer: { heartbeat.interval.ms: 3000, session.timeout.ms: 45000 } }\n"));
+    }
+
+    @Test
     void atLeastOnceAllowsOtherAcks() {
         Configs.load(
                 Configs.minimalWith(

@@ -91,5 +91,10 @@ class RebalanceHoldTest {
                 new KafkaClients("localhost:1", Map.of(), Map.of("heartbeat.interval.ms", "3000"), Map.of(), Map.of());
         assertEquals(Duration.ofSeconds(3), clients.sourceHeartbeatInterval());
         assertEquals(Duration.ofMillis(200), KafkaClients.of("localhost:1").sourceHeartbeatInterval());
+        // Given to every client in kafka.properties, it is the consumer's too.
+        assertEquals(
+                Duration.ofSeconds(5),
+                new KafkaClients("localhost:1", Map.of("heartbeat.interval.ms", "5000"), Map.of(), Map.of(), Map.of())
+                        .sourceHeartbeatInterval());
     }
 }
