@@ -24,7 +24,6 @@ final class ConfigBinder {
 
     private final Supplier<String> hostName;
 
-    /** A property producers are given, with the full path messages name it by. */
     /** A client property as given, with its path in the file ({@code kafka.consumer.acks}). */
     private record ClientSetting(String path, Section.StringEntry entry) {}
 
@@ -171,8 +170,9 @@ final class ConfigBinder {
     }
 
     /**
-     * The property map at {@code key}, each value checked as its Kafka clients would; entries a
-     * producer gets are put into {@code producerView}, later maps replacing earlier ones.
+     * The property map at {@code key}, each value checked as its Kafka clients would; its valid
+     * entries are put into {@code producerView} and {@code consumerView} (the views of the clients
+     * that get them), later maps replacing earlier ones.
      */
     private static Map<String, String> properties(
             Section section,
