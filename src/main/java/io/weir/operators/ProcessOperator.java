@@ -88,49 +88,54 @@ public final class ProcessOperator implements Operator {
     @Override
     public void process(Event event, Collector out) {
         current = event;
-        collector = out;
         try {
-            processor.process(new RecordView(event, context), output);
-        } catch (Exception e) {
-            emitted.clear();
-            rethrowPassThrough();
-            throw failed(e);
+            call(() -> processor.process(new RecordView(event, context), output), out);
         } finally {
             current = null;
-            collector = null;
         }
-        passOn(out);
     }
 
     @Override
     public void onTimer(Timer timer, Collector out) {
-        collector = out;
         timerTime = timer.timestamp();
+        call(() -> processor.onTimer(new FiredTimer(timer, context), output), out);
+    }
+
+    private interface ProcessorCall { // one call into the processor
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs {@code call}, then passes on what it emitted; a call that throws emits nothing. A store
+     * failure the processor caught is rethrown instead, in either case.
+     */
+    private void call(ProcessorCall call, Collector out) {
+        collector = out;
         try {
-            processor.onTimer(new FiredTimer(timer, context), output);
+            call.run();
         } catch (Exception e) {
-            emitted.clear();
+            release();
             rethrowPassThrough();
             throw failed(e);
         } finally {
             collector = null;
         }
-        passOn(out);
-    }
-
-    /** Passes on what the call that returned emitted (a store failure it caught is rethrown instead). */
-    private void passOn(Collector out) {
         try {
             rethrowPassThrough();
             for (int i = 0; i < emitted.size(); i++) {
                 out.emit(emitted.get(i));
             }
         } finally {
-            if (emitted.size() > KEPT_CAPACITY) {
-                emitted = new ArrayList<>(); // a call that emitted many does not keep the array
-            } else {
-                emitted.clear();
-            }
+            release();
+        }
+    }
+
+    /** Empties the buffer; one a call filled with many records is let go rather than kept. */
+    private void release() {
+        if (emitted.size() > KEPT_CAPACITY) {
+            emitted = new ArrayList<>();
+        } else {
+            emitted.clear();
         }
     }
 
@@ -157,7 +162,9 @@ public final class ProcessOperator implements Operator {
         } catch (IllegalArgumentException e) {
             throw e;
         } catch (RuntimeException e) {
-            remember(e);
+            if (passThrough == null) {
+                passThrough = e; // the first one
+            }
             throw e;
         }
     }
@@ -167,12 +174,6 @@ public final class ProcessOperator implements Operator {
             action.run();
             return null;
         });
-    }
-
-    private void remember(RuntimeException e) {
-        if (passThrough == null) {
-            passThrough = e;
-        }
     }
 
     private final Output output = new Output() {
