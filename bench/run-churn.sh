@@ -7,13 +7,16 @@
 # when it returns).
 # Once the group has committed the end of the input, io.weir.bench.ChurnCheck checks the
 # read_committed output against the input. A check, not a benchmark: exits 1 when the output is wrong.
+# It also prints, after each event, the longest gap in committed output overall and in the worst
+# output partition (from when a read_committed reader got records: io.weir.bench.OutputGaps).
 #
 #   bench/run-churn.sh                                   # windows (user-counts-per-minute), 3 instances, 6 events
 #   bench/run-churn.sh --job buckets --down 15           # the two-stage bucket-totals job; moves between instances
 #   bench/run-churn.sh --job dedupe --orders 200000 --rate 4000
 #   bench/run-churn.sh --job join --down 15              # order-payments: two co-partitioned inputs
+#   bench/run-churn.sh --job totals --down 0 --events 10 # running totals, every instance back at once
 #
-# Options: --job windows|dedupe|buckets|join, --orders N (120000), --rate N per second (2500), --users N
+# Options: --job windows|dedupe|buckets|join|totals, --orders N (120000), --rate N per second (2500), --users N
 # (500), --partitions N (6), --instances N (3), --events N (churn events, 6), --down S (seconds a
 # stopped instance stays down, on every second event; 2), --port P (the broker's, 29092; the
 # controller's is P+1). MVN_FLAGS=-o builds offline. Logs in target/churn/<job>-<time>/.
@@ -35,22 +38,23 @@ case "$job" in
   dedupe) example=dedupe-orders input=orders output=orders-unique duplicates=7 ;;
   buckets) example=bucket-totals input=orders output=bucket-totals duplicates=0 ;;
   join) example=order-payments input=orders output=orders-with-payments ;;
-  *) echo "--job is windows, dedupe, buckets or join, was $job" >&2; exit 2 ;;
+  totals) example=running-totals input=orders output=totals ;;
+  *) echo "--job is windows, dedupe, buckets, join or totals, was $job" >&2; exit 2 ;;
 esac
 
 mvn -q ${MVN_FLAGS:-} package -DskipTests
 jar=$PWD/target/weir-dev.jar
 rm -rf target/churn-classes
-javac -d target/churn-classes -cp "$jar" bench/src/io/weir/bench/ChurnCheck.java
+javac -d target/churn-classes -cp "$jar" bench/src/io/weir/bench/ChurnCheck.java bench/src/io/weir/bench/OutputGaps.java
 check() { java -cp "target/churn-classes:$jar" io.weir.bench.ChurnCheck "$@"; }
 
 dir=$PWD/target/churn/$job-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$dir"
 bootstrap=localhost:$port
 declare -A pids
-broker=
+broker= watcher=
 cleanup() {
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}" $watcher; do kill -9 "$p" 2>/dev/null || true; done
   [ -n "$broker" ] && kill "$broker" 2>/dev/null || true
 }
 trap cleanup EXIT
@@ -66,8 +70,15 @@ for _ in $(seq 120); do
 done
 [ -n "$up" ] || { echo "the broker did not start on port $port (is another one there?): see $dir/broker.log" >&2; exit 1; }
 
+java -cp "target/churn-classes:$jar" io.weir.bench.ChurnCheck watch "$bootstrap" "$output" "$dir/arrivals.txt" \
+  > "$dir/watch.log" 2>&1 &
+watcher=$!
+event() { echo "$(date +%s%3N) $*" >> "$dir/events.ms"; }
+event "start"
 if [ "$job" = join ]; then
   check produce-paid "$bootstrap" "$orders" "$rate" "$partitions" > "$dir/produce.log" 2>&1 &
+elif [ "$job" = totals ]; then
+  check produce-totals "$bootstrap" "$input" "$orders" "$rate" "$users" "$partitions" > "$dir/produce.log" 2>&1 &
 else
   check produce "$bootstrap" "$input" "$orders" "$rate" "$users" "$partitions" "$duplicates" > "$dir/produce.log" 2>&1 &
 fi
@@ -87,10 +98,11 @@ for e in $(seq "$events"); do
     echo "i$i exited by itself: see $dir/i$i.log" >&2
     exit 1
   fi
-  if [ $((RANDOM % 3)) = 0 ]; then how=SIGTERM; kill "${pids[$i]}"; else how="kill -9"; kill -9 "${pids[$i]}"; fi
-  wait "${pids[$i]}" 2>/dev/null || true
   pause=0
   [ $((e % 2)) = 0 ] && pause=$down
+  if [ $((RANDOM % 3)) = 0 ]; then how=SIGTERM; kill "${pids[$i]}"; else how="kill -9"; kill -9 "${pids[$i]}"; fi
+  event "$how i$i, back after ${pause} s"
+  wait "${pids[$i]}" 2>/dev/null || true
   echo "$(date +%T) $how i$i, restarted after ${pause} s" | tee -a "$dir/events.log"
   sleep "$pause"
   start "$i"
@@ -99,5 +111,8 @@ wait "$producer"
 echo "$(date +%T) input written ($(tail -1 "$dir/produce.log"))"
 status=0
 check verify "$job" "$bootstrap" "$input" "$output" "$example" 2>&1 | grep -v ' DEBUG ' | tee "$dir/verify.log" || status=$?
+event "verified"
+kill "$watcher" 2>/dev/null || true
+check gaps "$dir/arrivals.txt" "$dir/events.ms" | tee "$dir/gaps.log" || true
 echo "logs in $dir"
 exit $status

@@ -2,6 +2,9 @@ package io.weir.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.weir.tools.OrderGenerator;
+import io.weir.tools.RunningTotalsVerifier;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -35,7 +38,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * <pre>
  * produce BOOTSTRAP TOPIC COUNT PER_SECOND USERS PARTITIONS DUPLICATE_EVERY
  * produce-paid BOOTSTRAP COUNT PER_SECOND PARTITIONS
- * verify windows|dedupe|buckets|join BOOTSTRAP INPUT OUTPUT GROUP
+ * produce-totals BOOTSTRAP TOPIC COUNT PER_SECOND USERS PARTITIONS
+ * verify windows|dedupe|buckets|join|totals BOOTSTRAP INPUT OUTPUT GROUP
+ * watch BOOTSTRAP OUTPUT FILE, gaps FILE EVENTS (see OutputGaps)
  * </pre>
  *
  * <p>Orders are {@code {"user","amount","ts","seq"}}, keyed by user: {@code ts} ten ms apart from
@@ -43,7 +48,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * DUPLICATE_EVERY} n > 0 every n-th order is written twice. {@code produce-paid} writes orders
  * {@code {"order","amount","ts"}} keyed by order id to {@code orders} and, for four orders in five,
  * a payment {@code {"order","paid","ts"}} up to 3 s later in event time to {@code payments}, right
- * after its order (within the job's 5 s bound, so none is late).
+ * after its order (within the job's 5 s bound, so none is late). {@code produce-totals} writes
+ * the running-totals job's orders ({@link OrderGenerator}: {@code {"user","amount","seq"}}), which
+ * {@link RunningTotalsVerifier} checks.
  */
 public final class ChurnCheck {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -62,8 +69,20 @@ public final class ChurnCheck {
                     Integer.parseInt(args[7]));
             case "produce-paid" -> producePaid(
                     args[1], Integer.parseInt(args[2]), Integer.parseInt(args[3]), Integer.parseInt(args[4]));
+            case "produce-totals" -> produceTotals(
+                    args[1], args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]), Integer.parseInt(args[5]),
+                    Integer.parseInt(args[6]));
             case "verify" -> verify(args[1], args[2], args[3], args[4], args[5]);
-            default -> throw new IllegalArgumentException("produce, produce-paid or verify, was " + args[0]);
+            case "watch" -> {
+                OutputGaps.watch(args[1], args[2], Path.of(args[3]));
+                yield true;
+            }
+            case "gaps" -> {
+                OutputGaps.report(Path.of(args[1]), Path.of(args[2]));
+                yield true;
+            }
+            default -> throw new IllegalArgumentException(
+                    "produce, produce-paid, produce-totals, verify, watch or gaps, was " + args[0]);
         };
         if (args[0].equals("verify")) {
             System.out.println(ok ? "VERIFIED" : "FAILED");
@@ -90,6 +109,7 @@ public final class ChurnCheck {
                 case "dedupe" -> verifyDedupe(bootstrap, input, output);
                 case "buckets" -> verifyBuckets(bootstrap, input, output);
                 case "join" -> verifyJoin(bootstrap, input, output);
+                case "totals" -> verifyTotals(bootstrap, input, output);
                 default -> throw new IllegalArgumentException("no verifier for " + job);
             };
             long size = readCommitted(bootstrap, output).size();
@@ -128,6 +148,23 @@ public final class ChurnCheck {
         if (ahead > 1_000_000) {
             Thread.sleep(ahead / 1_000_000);
         }
+    }
+
+    private static boolean produceTotals(
+            String bootstrap, String topic, int count, int perSecond, int users, int partitions) throws Exception {
+        createTopic(bootstrap, topic, partitions);
+        try (OrderGenerator orders = new OrderGenerator(bootstrap, topic, users, 7)) {
+            orders.sendPaced(perSecond, count);
+        }
+        System.out.printf("produced %,d orders to %s%n", count, topic);
+        return true;
+    }
+
+    /** running-totals: per user, the i-th committed output is the total of its first i orders, once. */
+    private static boolean verifyTotals(String bootstrap, String input, String output) throws Exception {
+        RunningTotalsVerifier.Result result = new RunningTotalsVerifier(bootstrap).verify(input, output, true);
+        System.out.println(result);
+        return result.ok();
     }
 
     private static boolean producePaid(String bootstrap, int count, int perSecond, int partitions) throws Exception {
