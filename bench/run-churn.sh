@@ -19,16 +19,17 @@
 # Options: --job windows|dedupe|buckets|join|totals, --orders N (120000), --rate N per second (2500), --users N
 # (500), --partitions N (6), --instances N (3), --events N (churn events, 6), --down S (seconds a
 # stopped instance stays down, on every second event; 2), --port P (the broker's, 29092; the
-# controller's is P+1). MVN_FLAGS=-o builds offline. Logs in target/churn/<job>-<time>/.
+# controller's is P+1), --cds on|off (off: on starts the instances with a class-data archive made
+# as the image makes its own). MVN_FLAGS=-o builds offline. Logs in target/churn/<job>-<time>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-job=windows orders=120000 rate=2500 users=500 partitions=6 instances=3 events=6 down=2 port=29092
+job=windows orders=120000 rate=2500 users=500 partitions=6 instances=3 events=6 down=2 port=29092 cds=off
 while [ $# -gt 0 ]; do
   case "$1" in
     --job) job=$2 ;; --orders) orders=$2 ;; --rate) rate=$2 ;; --users) users=$2 ;;
     --partitions) partitions=$2 ;; --instances) instances=$2 ;; --events) events=$2 ;;
-    --down) down=$2 ;; --port) port=$2 ;;
+    --down) down=$2 ;; --port) port=$2 ;; --cds) cds=$2 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift 2
@@ -50,6 +51,15 @@ check() { java -cp "target/churn-classes:$jar" io.weir.bench.ChurnCheck "$@"; }
 
 dir=$PWD/target/churn/$job-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$dir"
+jvm=(-Xmx400m -XX:+UseSerialGC)
+if [ "$cds" = on ]; then
+  # As the image builds its class-data archive: the classes a short `weir dev` run loads.
+  java -XX:DumpLoadedClassList="$dir/weir.classlist" -jar "$jar" dev --duration 10 --port $((port + 5)) \
+    > "$dir/classlist-run.log" 2>&1 || true
+  java -Xshare:dump -XX:SharedClassListFile="$dir/weir.classlist" -XX:SharedArchiveFile="$dir/weir.jsa" \
+    -cp "$jar" > "$dir/cds-dump.log" 2>&1
+  jvm+=(-XX:SharedArchiveFile="$dir/weir.jsa" -Xshare:auto)
+fi
 bootstrap=localhost:$port
 declare -A pids
 broker= watcher=
@@ -84,13 +94,18 @@ else
 fi
 producer=$!
 start() {
-  java -Xmx400m -XX:+UseSerialGC -jar "$jar" run --config "config/examples/$example.yaml" \
+  java "${jvm[@]}" -jar "$jar" run --config "config/examples/$example.yaml" \
     --set kafka.bootstrap="$bootstrap" --set instance-id="i$1" --set http.port=$((port + 10 + $1)) \
     --set processing.state.dir="$dir/state" --set kafka.consumer.session.timeout.ms=10000 \
     >> "$dir/i$1.log" 2>&1 &
   pids[$1]=$!
 }
 for i in $(seq "$instances"); do start "$i"; done
+# The first event once every instance runs partitions: before, a gap would be the start's.
+for i in $(seq "$instances"); do
+  for _ in $(seq 240); do grep -q ' partitions from {' "$dir/i$i.log" 2>/dev/null && break; sleep 0.5; done
+done
+event "all running"
 for e in $(seq "$events"); do
   sleep $((5 + RANDOM % 6))
   i=$((1 + RANDOM % instances))

@@ -38,6 +38,7 @@ final class OutputGaps {
         config.put("bootstrap.servers", bootstrap);
         config.put("isolation.level", "read_committed");
         config.put("enable.auto.commit", "false");
+        config.put("allow.auto.create.topics", "false"); // the job makes it, with its input's partition count
         try (KafkaConsumer<byte[], byte[]> consumer =
                         new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
                 BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8)) {
