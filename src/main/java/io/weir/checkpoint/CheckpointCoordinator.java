@@ -61,6 +61,9 @@ public final class CheckpointCoordinator {
     private final TreeMap<Long, Pending> pending = new TreeMap<>();
     private long nextId;
     private long lastCompletion = Long.MIN_VALUE / 2;
+    /** Until when a skipped checkpoint is tried again soon: the first interval after a restore. */
+    private long earlyUntil = Long.MIN_VALUE;
+
     private boolean stopped;
     private java.util.concurrent.CompletableFuture<Void> drained;
     private ScheduledFuture<?> ticker;
@@ -96,6 +99,10 @@ public final class CheckpointCoordinator {
         // After a restore the first checkpoint comes early: until it commits, nothing the restarted
         // job produced is visible, and that wait is the recovery time users see.
         long first = s.lastCompletedId() > 0 ? Math.min(every, FIRST_AFTER_RESTORE_MS) : every;
+        // A barrier that finds no input yet (the restored partitions' first fetch is on its way) is
+        // skipped; then try again soon, not an interval later, for the first interval (an idle
+        // input then waits for the ticker as usual).
+        earlyUntil = s.lastCompletedId() > 0 ? s.clock().getAsLong() + every : Long.MIN_VALUE;
         ticker = s.loop().scheduleAtFixedRate(this::tryTrigger, first, every, TimeUnit.MILLISECONDS);
     }
 
@@ -123,6 +130,9 @@ public final class CheckpointCoordinator {
                 p.timeout.cancel(false);
                 nextId = id;
                 s.listener().skipped(id);
+                if (s.clock().getAsLong() + FIRST_AFTER_RESTORE_MS < earlyUntil) {
+                    s.loop().schedule(this::tryTrigger, FIRST_AFTER_RESTORE_MS, TimeUnit.MILLISECONDS);
+                }
             }
             if (drained != null && pending.isEmpty()) {
                 drained.complete(null);

@@ -145,6 +145,48 @@ class CheckpointCoordinatorTest {
     }
 
     @Test
+    void afterARestoreASkippedCheckpointIsTriedAgainSoonAndOnceOneCarriedInputEveryInterval() {
+        start(1, Duration.ZERO, 41);
+        loop.advance(Duration.ofMillis(50));
+        assertEquals(List.of(42L), io.injectRequests());
+        coordinator.skipped(42); // the restored partitions' first fetch has not come yet
+        loop.runAll();
+
+        loop.advance(Duration.ofMillis(50));
+        assertEquals(List.of(42L, 42L), io.injectRequests(), "tried again 50 ms later, not an interval later");
+
+        injected(42); // it carried input: from now on, every interval
+        ackAll(42);
+        settle();
+        assertEquals(List.of(42L), io.committedIds());
+        loop.advance(INTERVAL.minusMillis(50)); // the ticker's second run, 1,050 ms after the start
+        assertEquals(List.of(42L, 42L, 43L), io.injectRequests());
+        coordinator.skipped(43);
+        loop.runAll();
+        loop.advance(INTERVAL.minusMillis(1));
+        assertEquals(List.of(42L, 42L, 43L), io.injectRequests(), "the ticker's interval once one carried input");
+    }
+
+    @Test
+    void afterARestoreWithIdleInputTheEarlyRetriesEndAfterAnInterval() {
+        start(1, Duration.ZERO, 41);
+        int answered = 0;
+        for (int i = 0; i < 40; i++) { // 2,000 ms
+            loop.advance(Duration.ofMillis(50));
+            List<Long> requests = io.injectRequests();
+            for (; answered < requests.size(); answered++) {
+                coordinator.skipped(requests.get(answered)); // the input is idle
+                loop.runAll();
+            }
+        }
+        // The ticker at 50 and 1,050 ms, and retries 50 ms after each skip while that is within an
+        // interval of the start: 100, 150 … 950.
+        List<Long> requests = io.injectRequests();
+        assertEquals(20, requests.size(), "requests: " + requests);
+        assertTrue(requests.stream().allMatch(id -> id == 42L), "a skipped id is reused: " + requests);
+    }
+
+    @Test
     void idsContinueAfterTheLastCompletedCheckpoint() {
         start(1, Duration.ZERO, 41);
         tick();
