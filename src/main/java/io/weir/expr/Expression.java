@@ -98,7 +98,8 @@ public final class Expression {
     /**
      * CEL's options: ints, uints and doubles compare by their numeric value ({@code value.price > 9.99}
      * holds for a price of 10 as for 10.5, as a JSON field may carry either), as CEL's language
-     * definition says; the library's default leaves these overloads out.
+     * definition says; the library's default leaves these overloads out, and those of a double with
+     * an int are {@link NumericComparisons}' (the library's ordered NaN above every number).
      */
     private static final CelOptions OPTIONS =
             CelOptions.current().enableHeterogeneousNumericComparisons(true).build();
@@ -106,6 +107,12 @@ public final class Expression {
     private static Cel environment(ExpressionTypes types) {
         return CelFactory.standardCelBuilder()
                 .setOptions(OPTIONS)
+                // Each standard part given explicitly, as the library wants for replacing some.
+                .setStandardEnvironmentEnabled(false)
+                .setStandardDeclarations(
+                        dev.cel.checker.CelStandardDeclarations.newBuilder().build())
+                .setStandardFunctions(NumericComparisons.standardFunctions())
+                .addFunctionBindings(NumericComparisons.bindings())
                 .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
                 // CEL's common extensions, as most CEL environments offer them: strings
                 // (upperAscii, split, trim, …), math (greatest, least, …), sets, base64 and

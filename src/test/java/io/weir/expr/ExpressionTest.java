@@ -261,6 +261,38 @@ class ExpressionTest {
     }
 
     @Test
+    void everyComparisonOfNaNWithAnIntIsFalseAsWithADouble() throws Exception {
+        // 0.0 / 0.0 is what a map step makes of an empty average; a filter on it must not pass.
+        for (String op : List.of("<", "<=", ">", ">=")) {
+            for (String other : List.of("10", "-10", "10u", "10.0")) {
+                assertEquals(false, eval("0.0 / 0.0 " + op + " " + other), "NaN " + op + " " + other);
+                assertEquals(false, eval(other + " " + op + " 0.0 / 0.0"), other + " " + op + " NaN");
+            }
+        }
+        assertEquals(true, eval("math.isNaN(0.0 / 0.0)"));
+        // A NaN field an earlier step set, read as a value of dynamic type.
+        Rec nan = new Rec(Map.of("s", Double.NaN), "k");
+        for (String text : List.of("value.s > 10", "value.s >= 0", "value.s < 10", "10 < value.s", "value.s == 10")) {
+            assertEquals(false, Expression.compile(text, ExpressionTypes.DYN).evaluate(nan), text);
+        }
+        assertEquals(
+                true, Expression.compile("value.s != 10", ExpressionTypes.DYN).evaluate(nan));
+    }
+
+    @Test
+    void aDoubleAndAnIntCompareExactly() throws Exception {
+        assertEquals(false, eval("-0.0 < 0"), "-0.0 equals 0");
+        assertEquals(true, eval("-0.0 >= 0 && 0 <= -0.0"));
+        // 2^53 + 1 has no double: the nearest, 2^53, is below it.
+        assertEquals(true, eval("9007199254740992.0 < 9007199254740993"));
+        assertEquals(true, eval("9007199254740993 > 9007199254740992.0"));
+        assertEquals(true, eval("9223372036854775807 < 9223372036854775808.0"), "Long.MAX is below 2^63");
+        assertEquals(true, eval("-9223372036854775808 >= -9223372036854775808.0"));
+        assertEquals(true, eval("18446744073709551615u < 18446744073709551616.0"));
+        assertEquals(true, eval("1.5 > 1 && 1.5 < 2 && 2.0 <= 2 && 2.0 >= 2u && 2.5 > 2u"));
+    }
+
+    @Test
     void celsCommonExtensionsAreThere() throws Exception {
         assertEquals("ANN", eval("value.user.upperAscii()"));
         assertEquals(List.of("a", "b"), eval("'a,b'.split(',')"));
