@@ -50,11 +50,20 @@ public final class Cases {
     private final Plan plan;
     private final List<Stage> stages;
     private final String deadLetterTopic;
+    /** The topics a case may expect records on: the job's outputs and its dead-letter topic. */
+    private final Set<String> written = new LinkedHashSet<>();
 
     public Cases(Plan plan, List<Stage> stages, String deadLetterTopic) {
         this.plan = plan;
         this.stages = stages;
         this.deadLetterTopic = deadLetterTopic;
+        for (Plan.StagePlan stage : plan.stages()) {
+            for (String topic : stage.writes(deadLetterTopic)) {
+                if (!topic.endsWith(" (internal)")) {
+                    written.add(topic.replace(" (late records)", ""));
+                }
+            }
+        }
     }
 
     /** Runs every case of {@code file}. */
@@ -68,6 +77,7 @@ public final class Cases {
         if (root == null || !root.path("cases").isArray()) {
             throw new CasesException(file + ": expected a mapping with a list 'cases'");
         }
+        known(root, ROOT_KEYS, file + ":");
         List<Result> results = new ArrayList<>();
         int i = 0;
         for (JsonNode c : root.get("cases")) {
@@ -84,6 +94,7 @@ public final class Cases {
         if (!c.path("input").isArray()) {
             throw new CasesException(where + ": expected a list 'input' of records");
         }
+        known(c, CASE_KEYS, where + ":");
         Plan.StagePlan first = plan.stages().get(0);
         List<String> sideTopics = new ArrayList<>();
         for (Plan.StepPlan step : first.steps()) {
@@ -98,6 +109,7 @@ public final class Cases {
                 throw new CasesException(
                         where + ": an input record must be a mapping (topic, key, value, timestamp, headers)");
             }
+            known(r, INPUT_KEYS, where + ": input record " + (inputs.size() + 1) + ":");
             long ts = r.has("timestamp") ? r.get("timestamp").asLong() : time;
             time = ts + 1000;
             List<Header> headers = new ArrayList<>();
@@ -128,14 +140,41 @@ public final class Cases {
         for (Iterator<Map.Entry<String, JsonNode>> it = e.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> t = it.next();
             String topic = t.getKey().equals(DEAD_LETTER) ? deadLetterTopic : t.getKey();
+            if (!written.contains(topic)) {
+                throw new CasesException(where + ": expect." + t.getKey() + ": the job writes no such topic; it writes "
+                        + String.join(", ", written) + " (the dead-letter topic also as " + DEAD_LETTER + ")");
+            }
             if (!t.getValue().isArray()) {
                 throw new CasesException(where + ": expect." + t.getKey() + " must be a list of records");
             }
             List<JsonNode> records = new ArrayList<>();
-            t.getValue().forEach(records::add);
+            for (JsonNode r : t.getValue()) {
+                if (!r.isObject()) {
+                    throw new CasesException(where + ": expect." + t.getKey() + ": a record must be a mapping ("
+                            + String.join(", ", EXPECTED_KEYS) + ")");
+                }
+                known(r, EXPECTED_KEYS, where + ": expect." + t.getKey() + " record " + (records.size() + 1) + ":");
+                records.add(r);
+            }
             expect.put(topic, records);
         }
         return new Case(name, inputs, expect);
+    }
+
+    private static final List<String> ROOT_KEYS = List.of("cases");
+    private static final List<String> CASE_KEYS = List.of("name", "input", "expect");
+    private static final List<String> INPUT_KEYS = List.of("topic", "key", "value", "timestamp", "headers");
+    private static final List<String> EXPECTED_KEYS = List.of("key", "value", "timestamp", "error", "step");
+
+    /** Refuses a key not in {@code allowed}: a misspelt one would be ignored, and its case pass unchecked. */
+    private static void known(JsonNode node, List<String> allowed, String where) throws CasesException {
+        for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+            String key = it.next();
+            if (!allowed.contains(key)) {
+                throw new CasesException(
+                        where + " unknown key '" + key + "', expected one of " + String.join(", ", allowed));
+            }
+        }
     }
 
     /**
