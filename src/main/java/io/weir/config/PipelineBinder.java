@@ -23,7 +23,24 @@ final class PipelineBinder {
     private static final List<String> TERMINALS = List.of("sink", "route");
 
     /** A pipeline item as bound: its type (null when unusable), position and step. */
-    private record Bound(String type, Origin origin, Optional<Step> step) {}
+    /** A step as bound: its type and position, what it bound to, and its settings as written. */
+    private record Bound(String type, Origin origin, Optional<Step> step, YamlNode settings) {
+        Bound(String type, Origin origin, Optional<Step> step) {
+            this(type, origin, step, null);
+        }
+
+        /** Where the setting at {@code path} is written, else where the step is. */
+        Origin at(String... path) {
+            YamlNode node = settings;
+            for (String key : path) {
+                if (!(node instanceof YamlNode.Mapping m) || m.entry(key).isEmpty()) {
+                    return origin;
+                }
+                node = m.entry(key).get().value();
+            }
+            return node.origin();
+        }
+    }
 
     private PipelineBinder() {}
 
@@ -164,7 +181,7 @@ final class PipelineBinder {
                     case "lookup" -> addsField(JoinBinder.lookup(section), section, origin, context);
                     default -> throw new IllegalStateException("no binding for step type " + type);
                 };
-        return new Bound(type, origin, step);
+        return new Bound(type, origin, step, settings);
     }
 
     private static Optional<SourceStep> source(Section section) {
@@ -314,7 +331,7 @@ final class PipelineBinder {
                 String late = a.lateTopic().get();
                 if (read.contains(late) || own.contains(late)) {
                     root.error(
-                            step.origin(),
+                            step.at("late", "topic"),
                             "pipeline." + i + ".aggregate.late.topic must differ from " + late + ", which the job "
                                     + (read.contains(late) ? "reads" : "keeps for itself")
                                     + ": its late records would come back; write them to another topic");

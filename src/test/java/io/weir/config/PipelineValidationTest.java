@@ -310,15 +310,15 @@ class PipelineValidationTest {
     }
 
     @Test
-    void lateRecordsGoToATopicTheJobNeitherReadsNorKeepsForItself() {
+    void lateRecordsGoToATopicTheJobNeitherReadsNorKeepsForItselfReportedAtTheTopic() {
         String window = "window: { tumbling: 10s }, count: n";
         assertEquals(
                 List.of(
-                        "config/job.yaml:4:5: pipeline.1.aggregate.late.topic must differ from e, which the job "
+                        "config/job.yaml:4:70: pipeline.1.aggregate.late.topic must differ from e, which the job "
                                 + "reads: its late records would come back; write them to another topic",
-                        "config/job.yaml:7:5: pipeline.4.aggregate.late.topic must differ from p, which the job "
+                        "config/job.yaml:7:70: pipeline.4.aggregate.late.topic must differ from p, which the job "
                                 + "reads: its late records would come back; write them to another topic",
-                        "config/job.yaml:8:5: pipeline.5.aggregate.late.topic must differ from app-repartition-1, "
+                        "config/job.yaml:8:70: pipeline.5.aggregate.late.topic must differ from app-repartition-1, "
                                 + "which the job keeps for itself: its late records would come back; write them to "
                                 + "another topic"),
                 errors(
