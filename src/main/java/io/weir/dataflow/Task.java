@@ -35,10 +35,10 @@ public final class Task {
     public static final String MARKER = "weir.watermark";
 
     /**
-     * How often a task that found nothing to read writes its moved watermark downstream at most.
-     * A marker goes into every partition of the repartition topic: written at every run that
-     * found nothing, a slow input (600 records/s in a helper's soak) made four in five records of
-     * the repartition topic markers. Flink sends watermarks every 200 ms by default as well.
+     * How often a task writes its moved watermark downstream at most, besides every barrier. A
+     * marker goes into every partition of the repartition topic: written at every run that found
+     * nothing, a slow input (600 records/s in a helper's soak) made four in five records of the
+     * repartition topic markers. Flink sends watermarks every 200 ms by default as well.
      */
     static final long MARKER_EVERY_MS = 200;
     /** Header of a watermark marker: the upstream task's name. */
@@ -204,9 +204,10 @@ public final class Task {
         if (stage.eventTime() && time.checkIdle(env.clock().getAsLong())) {
             advanceWatermark();
         }
-        if (done == 0 && env.clock().getAsLong() - markedAt >= MARKER_EVERY_MS) {
-            // Nothing read: a watermark that moved (idleness, markers) goes downstream now, at most
-            // every MARKER_EVERY_MS, else it goes at the next barrier.
+        if (env.clock().getAsLong() - markedAt >= MARKER_EVERY_MS) {
+            // A watermark that moved goes downstream in band, behind the records before it, at most
+            // every MARKER_EVERY_MS (and at every barrier): the next stage then judges lateness by
+            // a watermark at most that old, not one a checkpoint interval old.
             publishWatermark();
         }
         return done;
@@ -340,7 +341,7 @@ public final class Task {
      * Writes the task's watermark (or that it is idle) into every partition of the next stage's
      * repartition topic, as a marker record in the current epoch, if it changed since the last
      * marker. The next stage takes the lowest over all upstream tasks. {@code weir test} calls it
-     * after every input; the runtime at every barrier and whenever a run found nothing to read.
+     * after every input; the runtime at every barrier and at most every {@link #MARKER_EVERY_MS}.
      */
     public void publishWatermark() {
         String topic = watermarks.markerTopic();
