@@ -56,12 +56,13 @@ public final class CheckpointCoordinator {
     }
 
     private static final long FIRST_AFTER_RESTORE_MS = 50;
+    private static final long EARLY_RETRIES_MS = 1_000;
 
     private final Setup s;
     private final TreeMap<Long, Pending> pending = new TreeMap<>();
     private long nextId;
     private long lastCompletion = Long.MIN_VALUE / 2;
-    /** Until when a skipped checkpoint is tried again soon: the first interval after a restore. */
+    /** Until when a skipped checkpoint is tried again soon: after a restore, until one carried input. */
     private long earlyUntil = Long.MIN_VALUE;
 
     private boolean stopped;
@@ -100,9 +101,10 @@ public final class CheckpointCoordinator {
         // job produced is visible, and that wait is the recovery time users see.
         long first = s.lastCompletedId() > 0 ? Math.min(every, FIRST_AFTER_RESTORE_MS) : every;
         // A barrier that finds no input yet (the restored partitions' first fetch is on its way) is
-        // skipped; then try again soon, not an interval later, for the first interval (an idle
-        // input then waits for the ticker as usual).
-        earlyUntil = s.lastCompletedId() > 0 ? s.clock().getAsLong() + every : Long.MIN_VALUE;
+        // skipped; then try again soon, not an interval later, until one carries input, for at most
+        // the first interval or second (an idle input then waits for the ticker as usual).
+        earlyUntil =
+                s.lastCompletedId() > 0 ? s.clock().getAsLong() + Math.min(every, EARLY_RETRIES_MS) : Long.MIN_VALUE;
         ticker = s.loop().scheduleAtFixedRate(this::tryTrigger, first, every, TimeUnit.MILLISECONDS);
     }
 
@@ -115,6 +117,7 @@ public final class CheckpointCoordinator {
         s.loop().execute(() -> {
             Pending p = pending.get(id);
             if (p != null) {
+                earlyUntil = Long.MIN_VALUE;
                 p.positions = Map.copyOf(positions);
                 p.fencingToken = fencingToken;
                 commitIfReady();

@@ -46,7 +46,11 @@ class CheckpointCoordinatorTest {
     }
 
     private CheckpointCoordinator start(int maxConcurrent, Duration minPause, long lastCompletedId) {
-        CheckpointSettings settings = new CheckpointSettings(INTERVAL, TIMEOUT, maxConcurrent, minPause);
+        return start(maxConcurrent, minPause, lastCompletedId, INTERVAL);
+    }
+
+    private CheckpointCoordinator start(int maxConcurrent, Duration minPause, long lastCompletedId, Duration interval) {
+        CheckpointSettings settings = new CheckpointSettings(interval, TIMEOUT, maxConcurrent, minPause);
         coordinator = new CheckpointCoordinator(new CheckpointCoordinator.Setup(
                 settings,
                 Map.of("t-0", List.of(P0), "t-1", List.of(P1)),
@@ -145,7 +149,7 @@ class CheckpointCoordinatorTest {
     }
 
     @Test
-    void afterARestoreASkippedCheckpointIsTriedAgainSoonAndOnceOneCarriedInputEveryInterval() {
+    void afterARestoreASkippedCheckpointIsTriedAgainSoonUntilOneCarriedInput() {
         start(1, Duration.ZERO, 41);
         loop.advance(Duration.ofMillis(50));
         assertEquals(List.of(42L), io.injectRequests());
@@ -159,26 +163,55 @@ class CheckpointCoordinatorTest {
         ackAll(42);
         settle();
         assertEquals(List.of(42L), io.committedIds());
-        loop.advance(INTERVAL.minusMillis(50)); // the ticker's second run, 1,050 ms after the start
-        assertEquals(List.of(42L, 42L, 43L), io.injectRequests());
+        coordinator.triggerNow(); // as a drain or a full first epoch asks, 100 ms after the start
+        loop.runAll();
         coordinator.skipped(43);
         loop.runAll();
+        loop.advance(Duration.ofMillis(50));
+        assertEquals(List.of(42L, 42L, 43L), io.injectRequests(), "no early retry once one carried input");
+        loop.advance(Duration.ofMillis(900)); // the ticker's second run, 1,050 ms after the start
+        assertEquals(List.of(42L, 42L, 43L, 43L), io.injectRequests());
+    }
+
+    @Test
+    void aFreshStartsSkippedCheckpointWaitsForTheTicker() {
+        start(1, Duration.ZERO);
+        tick();
+        coordinator.skipped(1);
+        loop.runAll();
         loop.advance(INTERVAL.minusMillis(1));
-        assertEquals(List.of(42L, 42L, 43L), io.injectRequests(), "the ticker's interval once one carried input");
+        assertEquals(List.of(1L), io.injectRequests());
+        loop.advance(Duration.ofMillis(1));
+        assertEquals(List.of(1L, 1L), io.injectRequests());
+    }
+
+    @Test
+    void afterARestoreWithIdleInputAndALongIntervalTheEarlyRetriesEndAfterASecond() {
+        start(1, Duration.ZERO, 41, Duration.ofMinutes(1));
+        int answered = skipEveryRequestFor(Duration.ofSeconds(3));
+        // The ticker's first run at 50 ms, retries 50 ms after each skip within the first second:
+        // 100, 150 … 950; then nothing until the ticker's next run, a minute after the start.
+        assertEquals(19, answered, "requests: " + io.injectRequests());
+    }
+
+    /** Answers every barrier request as skipped (idle input) for {@code time}; returns how many came. */
+    private int skipEveryRequestFor(Duration time) {
+        int answered = 0;
+        for (long t = 0; t < time.toMillis(); t += 50) {
+            loop.advance(Duration.ofMillis(50));
+            List<Long> requests = io.injectRequests();
+            for (; answered < requests.size(); answered++) {
+                coordinator.skipped(requests.get(answered));
+                loop.runAll();
+            }
+        }
+        return answered;
     }
 
     @Test
     void afterARestoreWithIdleInputTheEarlyRetriesEndAfterAnInterval() {
         start(1, Duration.ZERO, 41);
-        int answered = 0;
-        for (int i = 0; i < 40; i++) { // 2,000 ms
-            loop.advance(Duration.ofMillis(50));
-            List<Long> requests = io.injectRequests();
-            for (; answered < requests.size(); answered++) {
-                coordinator.skipped(requests.get(answered)); // the input is idle
-                loop.runAll();
-            }
-        }
+        skipEveryRequestFor(Duration.ofSeconds(2));
         // The ticker at 50 and 1,050 ms, and retries 50 ms after each skip while that is within an
         // interval of the start: 100, 150 … 950.
         List<Long> requests = io.injectRequests();
