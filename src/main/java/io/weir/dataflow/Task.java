@@ -207,8 +207,8 @@ public final class Task {
         if (env.clock().getAsLong() - markedAt >= MARKER_EVERY_MS) {
             // A watermark that moved goes downstream in band, behind the records before it, at most
             // every MARKER_EVERY_MS (and at every barrier): the next stage then judges lateness by
-            // a watermark at most that old, not one a checkpoint interval old.
-            publishWatermark();
+            // a watermark at most that old, not one a checkpoint interval old. Sent by run().
+            markWatermark();
         }
         return done;
     }
@@ -316,7 +316,7 @@ public final class Task {
     private void snapshot(long checkpointId) throws Exception {
         long started = env.clock().getAsLong();
         if (stage.eventTime()) {
-            publishWatermark();
+            markWatermark(); // sent by endEpoch below
             state.putTaskEntry(WATERMARKS, time.snapshot());
         }
         SnapshotPart part = state.store().snapshot(checkpointId);
@@ -344,14 +344,21 @@ public final class Task {
      * after every input; the runtime at every barrier and at most every {@link #MARKER_EVERY_MS}.
      */
     public void publishWatermark() {
+        if (markWatermark()) {
+            output.sendPending(true); // weir test calls this between runs
+        }
+    }
+
+    /** Holds the markers publishWatermark sends; the runtime sends them with the run's outputs. */
+    private boolean markWatermark() {
         String topic = watermarks.markerTopic();
         if (topic == null) {
-            return;
+            return false;
         }
         boolean idle = time.idle();
         long watermark = chain.watermark();
         if (idle == markedIdle && (idle || watermark <= markedWatermark)) {
-            return;
+            return false;
         }
         markedIdle = idle;
         markedWatermark = watermark;
@@ -366,7 +373,7 @@ public final class Task {
         for (int p = 0; p < partitions; p++) {
             output.hold(topic, p, null, null, -1, headers);
         }
-        output.sendPending(true); // weir test calls this between runs
+        return true;
     }
 
     /** A failure of an operator or of the task's output: ends the execution and fails over. */
