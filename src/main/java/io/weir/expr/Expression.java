@@ -2,6 +2,7 @@ package io.weir.expr;
 
 import dev.cel.bundle.Cel;
 import dev.cel.bundle.CelFactory;
+import dev.cel.checker.CelStandardDeclarations;
 import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.CelIssue;
 import dev.cel.common.CelOptions;
@@ -109,8 +110,7 @@ public final class Expression {
                 .setOptions(OPTIONS)
                 // Each standard part given explicitly, as the library wants for replacing some.
                 .setStandardEnvironmentEnabled(false)
-                .setStandardDeclarations(
-                        dev.cel.checker.CelStandardDeclarations.newBuilder().build())
+                .setStandardDeclarations(CelStandardDeclarations.newBuilder().build())
                 .setStandardFunctions(NumericComparisons.standardFunctions())
                 .addFunctionBindings(NumericComparisons.bindings())
                 .setStandardMacros(CelStandardMacro.STANDARD_MACROS)

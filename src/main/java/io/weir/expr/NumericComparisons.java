@@ -13,9 +13,10 @@ import java.util.function.IntPredicate;
 /**
  * The comparisons ({@code < <= > >=}) of a double with an int or a uint, in place of the CEL
  * library's: those order NaN above every number ({@code Double.compare}), so {@code 0.0 / 0.0 >
- * 10} held, and {@code -0.0 < 0}. Here, as between two doubles and as IEEE 754 and CEL's language
- * definition say, every comparison with NaN is false and -0.0 equals 0; an int is compared exactly
- * (not as the nearest double).
+ * 10} held. Here, as between two doubles and as IEEE 754 and CEL's language definition say, every
+ * comparison with NaN is false; an int is compared exactly (not as the nearest double). -0.0 stays
+ * below an int or uint 0, as the library's equality of the two, which this leaves alone, says
+ * they differ: of {@code <}, {@code ==} and {@code >} exactly one holds.
  */
 final class NumericComparisons {
     private NumericComparisons() {}
@@ -86,6 +87,9 @@ final class NumericComparisons {
         if (d != nearest) {
             return d < nearest ? -1 : 1;
         }
+        if (d == 0 && l == 0) {
+            return signOfZero(d);
+        }
         // Equal as doubles: d is then a whole number within the long range, so (long) d is exact.
         return Long.compare((long) d, l);
     }
@@ -102,6 +106,14 @@ final class NumericComparisons {
         if (d != nearest) {
             return d < nearest ? -1 : 1;
         }
+        if (d == 0) {
+            return signOfZero(d);
+        }
         return new BigDecimal(d).compareTo(new BigDecimal(u.bigIntegerValue()));
+    }
+
+    /** -1 for -0.0, 0 for 0.0: the library's equality calls them different from an int 0. */
+    private static int signOfZero(double zero) {
+        return Double.doubleToRawLongBits(zero) < 0 ? -1 : 0;
     }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.google.common.primitives.UnsignedLong;
 import dev.cel.common.values.NullValue;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -281,8 +282,18 @@ class ExpressionTest {
 
     @Test
     void aDoubleAndAnIntCompareExactly() throws Exception {
-        assertEquals(false, eval("-0.0 < 0"), "-0.0 equals 0");
-        assertEquals(true, eval("-0.0 >= 0 && 0 <= -0.0"));
+        // -0.0 against an int or uint 0: exactly one of <, ==, > holds, as for any other pair.
+        Rec zero = new Rec(Map.of("z", -0.0, "i", 0L, "u", UnsignedLong.ZERO), "k");
+        for (String other : List.of("value.i", "value.u")) {
+            int holding = 0;
+            for (String op : List.of("<", "==", ">")) {
+                if (Boolean.TRUE.equals(Expression.compile("value.z " + op + " " + other, ExpressionTypes.DYN)
+                        .evaluate(zero))) {
+                    holding++;
+                }
+            }
+            assertEquals(1, holding, "-0.0 against " + other);
+        }
         // 2^53 + 1 has no double: the nearest, 2^53, is below it.
         assertEquals(true, eval("9007199254740992.0 < 9007199254740993"));
         assertEquals(true, eval("9007199254740993 > 9007199254740992.0"));
