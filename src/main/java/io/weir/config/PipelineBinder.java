@@ -22,8 +22,10 @@ final class PipelineBinder {
 
     private static final List<String> TERMINALS = List.of("sink", "route");
 
-    /** A pipeline item as bound: its type (null when unusable), position and step. */
-    /** A step as bound: its type and position, what it bound to, and its settings as written. */
+    /**
+     * A pipeline item as bound: its type (null when unusable), position, step and settings as
+     * written (null when unusable).
+     */
     private record Bound(String type, Origin origin, Optional<Step> step, YamlNode settings) {
         Bound(String type, Origin origin, Optional<Step> step) {
             this(type, origin, step, null);
