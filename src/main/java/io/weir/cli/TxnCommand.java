@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -77,8 +78,13 @@ public final class TxnCommand implements Callable<Integer> {
         List<OpenTransactions.Open> open;
         try (Admin admin = clients.admin("weir-txn")) {
             open = new OpenTransactions(admin, loaded.application()).list();
-        } catch (ExecutionException e) {
-            err.println("weir txn: cannot list transactions: " + Secrets.redact(String.valueOf(e.getCause())));
+        } catch (ExecutionException | TimeoutException e) {
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            err.println("weir txn: cannot list transactions"
+                    + (cause instanceof TimeoutException
+                                    || cause instanceof org.apache.kafka.common.errors.TimeoutException
+                            ? ": cannot reach Kafka at " + loaded.kafka().bootstrap() + " in time"
+                            : ": " + Secrets.redact(String.valueOf(cause))));
             err.flush();
             return LEFT_OPEN;
         }
