@@ -198,8 +198,8 @@ final class ExecutionCheckpoints {
             }
 
             @Override
-            public void skipped(long checkpointId) {
-                ctx.events().checkpointSkipped(checkpointId);
+            public void skipped(long checkpointId, boolean idle) {
+                ctx.events().checkpointSkipped(checkpointId, idle);
             }
 
             @Override

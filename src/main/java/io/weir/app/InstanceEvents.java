@@ -38,7 +38,8 @@ public interface InstanceEvents {
 
     default void checkpointTriggered(long checkpointId, long startedAt) {}
 
-    default void checkpointSkipped(long checkpointId) {}
+    /** See {@link io.weir.checkpoint.CheckpointListener#skipped}. */
+    default void checkpointSkipped(long checkpointId, boolean idle) {}
 
     default void checkpointCompleted(CheckpointStats stats) {}
 
@@ -90,8 +91,8 @@ public interface InstanceEvents {
             }
 
             @Override
-            public void checkpointSkipped(long checkpointId) {
-                copy.forEach(l -> l.checkpointSkipped(checkpointId));
+            public void checkpointSkipped(long checkpointId, boolean idle) {
+                copy.forEach(l -> l.checkpointSkipped(checkpointId, idle));
             }
 
             @Override

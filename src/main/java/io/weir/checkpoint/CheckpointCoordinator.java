@@ -132,7 +132,7 @@ public final class CheckpointCoordinator {
             if (p != null && !stopped) {
                 p.timeout.cancel(false);
                 nextId = id;
-                s.listener().skipped(id);
+                s.listener().skipped(id, pending.isEmpty()); // one request at a time: the rest are earlier
                 if (s.clock().getAsLong() + FIRST_AFTER_RESTORE_MS < earlyUntil) {
                     s.loop().schedule(this::tryTrigger, FIRST_AFTER_RESTORE_MS, TimeUnit.MILLISECONDS);
                 }

@@ -20,6 +20,10 @@ public interface CheckpointListener {
     /** Checkpoint n was triggered at {@code startedAt}: its barrier is on its way. */
     default void triggered(long checkpointId, long startedAt) {}
 
-    /** The source had nothing new since the last barrier: nothing to checkpoint, the id is reused. */
-    default void skipped(long checkpointId) {}
+    /**
+     * The source had nothing new since the last barrier: nothing to checkpoint, the id is reused.
+     * {@code idle} when no earlier checkpoint is still in flight: only then does the skip show that
+     * checkpointing works (a broker outage leaves one in flight while the source reads nothing).
+     */
+    default void skipped(long checkpointId, boolean idle) {}
 }

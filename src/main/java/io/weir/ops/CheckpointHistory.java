@@ -61,9 +61,11 @@ public final class CheckpointHistory implements InstanceEvents {
     }
 
     @Override
-    public synchronized void checkpointSkipped(long checkpointId) {
+    public synchronized void checkpointSkipped(long checkpointId, boolean idle) {
         find(checkpointId).ifPresent(e -> e.status = "skipped");
-        lastSettledAt = clock.getAsLong();
+        if (idle) {
+            lastSettledAt = clock.getAsLong();
+        }
     }
 
     @Override
@@ -118,7 +120,8 @@ public final class CheckpointHistory implements InstanceEvents {
 
     /**
      * When checkpointing last showed it works: a checkpoint completed, or one was skipped because
-     * nothing new was read (an idle job commits nothing). -1 before either happened.
+     * nothing new was read (an idle job commits nothing) while no earlier one was in flight. -1
+     * before either happened.
      */
     public synchronized long lastSettledAt() {
         return lastSettledAt;

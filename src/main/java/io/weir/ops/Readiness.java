@@ -88,10 +88,19 @@ public final class Readiness {
         if (settled < 0) {
             return Optional.of("no checkpoint completed yet");
         }
-        long age = clock.getAsLong() - settled;
-        if (age > windowMillis) {
+        long now = clock.getAsLong();
+        long age = now - settled;
+        if (age <= windowMillis) {
+            return Optional.empty();
+        }
+        long completed = history.lastCompletedAt();
+        if (completed >= settled) {
             return Optional.of("no checkpoint completed for " + age + " ms (more than " + windowMillis + " ms)");
         }
-        return Optional.empty();
+        // Settled last by a skip on idle input: say both, so the number is the completion's age.
+        return Optional.of((completed < 0
+                        ? "no checkpoint completed yet"
+                        : "no checkpoint completed for " + (now - completed) + " ms")
+                + " and none skipped on idle input for " + age + " ms (more than " + windowMillis + " ms)");
     }
 }

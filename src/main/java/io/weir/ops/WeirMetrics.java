@@ -272,7 +272,7 @@ public final class WeirMetrics implements InstanceEvents, AutoCloseable {
     }
 
     @Override
-    public void checkpointSkipped(long checkpointId) {
+    public void checkpointSkipped(long checkpointId, boolean idle) {
         skipped.increment();
     }
 

@@ -661,6 +661,23 @@ class CheckpointCoordinatorTest {
         coordinator.skipped(1);
         loop.runAll();
 
-        assertEquals(List.of(new RecordingCheckpointListener.Skipped(1)), listener.events());
+        assertEquals(List.of(new RecordingCheckpointListener.Skipped(1, true)), listener.events());
+    }
+
+    @Test
+    void aCheckpointSkippedWhileAnEarlierOneIsStillInFlightIsNotIdle() {
+        // A broker outage: checkpoint 1's tasks cannot acknowledge, the source reads nothing.
+        start(2, Duration.ZERO);
+        tick();
+        injected(1);
+        tick();
+        coordinator.skipped(2);
+        loop.runAll();
+
+        assertEquals(
+                List.of(new RecordingCheckpointListener.Skipped(2, false)),
+                listener.events().stream()
+                        .filter(RecordingCheckpointListener.Skipped.class::isInstance)
+                        .toList());
     }
 }

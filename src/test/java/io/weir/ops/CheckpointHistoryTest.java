@@ -61,9 +61,9 @@ class CheckpointHistoryTest {
         for (long id = 1; id <= 4; id++) {
             history.checkpointTriggered(id, clock.millis());
         }
-        history.checkpointSkipped(4);
+        history.checkpointSkipped(4, true);
         history.checkpointTriggered(4, clock.millis());
-        history.checkpointSkipped(4);
+        history.checkpointSkipped(4, true);
 
         JsonNode list = json().get("checkpoints");
         assertEquals(3, list.size());

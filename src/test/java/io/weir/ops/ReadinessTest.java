@@ -77,8 +77,40 @@ class ReadinessTest {
                 Optional.of("no checkpoint completed for 6001 ms (more than 6000 ms)"), readiness.notReadyReason());
 
         history.checkpointTriggered(2, clock.millis());
-        history.checkpointSkipped(2);
+        history.checkpointSkipped(2, true);
         assertEquals(Optional.empty(), readiness.notReadyReason(), "an idle job skips checkpoints and stays ready");
+    }
+
+    @Test
+    void aSkipBehindACheckpointStillInFlightDoesNotKeepTheInstanceReady() {
+        // At-least-once during a broker outage: checkpoint 2 waits for its tasks, 3 finds no input.
+        running = true;
+        history.checkpointTriggered(1, clock.millis());
+        history.checkpointCompleted(stats(1));
+        clock.advance(Duration.ofSeconds(1));
+        history.checkpointTriggered(2, clock.millis());
+        for (int i = 0; i < 30; i++) {
+            clock.advance(Duration.ofSeconds(1));
+            history.checkpointTriggered(3, clock.millis());
+            history.checkpointSkipped(3, false);
+        }
+        assertEquals(
+                Optional.of("no checkpoint completed for 31000 ms (more than 6000 ms)"), readiness.notReadyReason());
+    }
+
+    @Test
+    void anIdleJobThatStallsIsToldWithTheLastCompletionsAge() {
+        running = true;
+        history.checkpointTriggered(1, clock.millis());
+        history.checkpointCompleted(stats(1));
+        clock.advance(Duration.ofSeconds(60));
+        history.checkpointTriggered(2, clock.millis());
+        history.checkpointSkipped(2, true); // idle: still ready
+        clock.advance(Duration.ofSeconds(7));
+        assertEquals(
+                Optional.of("no checkpoint completed for 67000 ms and none skipped on idle input for 7000 ms"
+                        + " (more than 6000 ms)"),
+                readiness.notReadyReason());
     }
 
     @Test
