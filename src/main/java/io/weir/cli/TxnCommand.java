@@ -7,6 +7,7 @@ import io.weir.app.Jobs;
 import io.weir.config.WeirConfig;
 import io.weir.kafka.KafkaClients;
 import io.weir.kafka.OpenTransactions;
+import io.weir.kafka.Topics;
 import io.weir.logging.Secrets;
 import java.io.PrintWriter;
 import java.time.Instant;
@@ -78,13 +79,18 @@ public final class TxnCommand implements Callable<Integer> {
         List<OpenTransactions.Open> open;
         try (Admin admin = clients.admin("weir-txn")) {
             open = new OpenTransactions(admin, loaded.application()).list();
-        } catch (ExecutionException | TimeoutException e) {
+        } catch (ExecutionException | TimeoutException | Topics.StartupException e) {
+            // No admin client (a bootstrap name that does not resolve), or no answer in time.
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
             err.println("weir txn: cannot list transactions"
                     + (cause instanceof TimeoutException
                                     || cause instanceof org.apache.kafka.common.errors.TimeoutException
-                            ? ": cannot reach Kafka at " + loaded.kafka().bootstrap() + " in time"
-                            : ": " + Secrets.redact(String.valueOf(cause))));
+                            ? ": no answer from Kafka at " + loaded.kafka().bootstrap() + " in time"
+                            : ": "
+                                    + Secrets.redact(
+                                            cause instanceof Topics.StartupException
+                                                    ? cause.getMessage()
+                                                    : String.valueOf(cause))));
             err.flush();
             return LEFT_OPEN;
         }

@@ -7,7 +7,8 @@ import java.util.function.LongSupplier;
 
 /**
  * The readiness rule of {@code /health/ready}: every assigned task is restored and running, and
- * checkpointing works — a checkpoint completed (or was skipped because nothing new was read) within
+ * checkpointing works — a checkpoint completed (or was skipped because nothing new was read, while
+ * no earlier checkpoint of its execution was in flight) within
  * the last {@value #INTERVALS} checkpoint intervals, at least {@link #MIN_WINDOW}. A member that the
  * group assigned no partition is ready: a StatefulSet with more replicas than partitions must still
  * finish its rollout.
