@@ -80,17 +80,7 @@ public final class TxnCommand implements Callable<Integer> {
         try (Admin admin = clients.admin("weir-txn")) {
             open = new OpenTransactions(admin, loaded.application()).list();
         } catch (ExecutionException | TimeoutException | Topics.StartupException e) {
-            // No admin client (a bootstrap name that does not resolve), or no answer in time.
-            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            err.println("weir txn: cannot list transactions"
-                    + (cause instanceof TimeoutException
-                                    || cause instanceof org.apache.kafka.common.errors.TimeoutException
-                            ? ": no answer from Kafka at " + loaded.kafka().bootstrap() + " in time"
-                            : ": "
-                                    + Secrets.redact(
-                                            cause instanceof Topics.StartupException
-                                                    ? cause.getMessage()
-                                                    : String.valueOf(cause))));
+            err.println("weir txn: cannot list transactions: " + whyNot(e, loaded));
             err.flush();
             return LEFT_OPEN;
         }
@@ -98,6 +88,15 @@ public final class TxnCommand implements Callable<Integer> {
         int code = action.equals("list") ? list(out, loaded, open, now) : abort(out, loaded, clients, open, now);
         out.flush();
         return code;
+    }
+
+    /** Why the list failed: no admin client (a bootstrap name that does not resolve), no answer in time, or the broker's error. */
+    private static String whyNot(Exception e, WeirConfig config) {
+        Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+        if (cause instanceof TimeoutException || cause instanceof org.apache.kafka.common.errors.TimeoutException) {
+            return "no answer from Kafka at " + config.kafka().bootstrap() + " in time";
+        }
+        return Secrets.redact(cause instanceof Topics.StartupException ? cause.getMessage() : String.valueOf(cause));
     }
 
     private int list(PrintWriter out, WeirConfig config, List<OpenTransactions.Open> open, long now) {
